@@ -1,0 +1,159 @@
+//! Command-line grammar and dispatch.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use darkroom_engine::{CardSet, ModelStore, RuntimeOutcome, RuntimeSearch, Sessions, paths, runtime};
+
+#[derive(Debug, Parser)]
+#[command(name = "darkroom", version, about = "Fast photo culling with on-device face models")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Which inference runtime this machine has, and why.
+    Probe {
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find faces in photos.
+    Faces {
+        /// Models directory (default: DARKROOM_MODELS, else the app data dir's models/).
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Detector model_id (default: scrfd_2.5g if installed, else the first installed).
+        #[arg(long)]
+        detector: Option<String>,
+        /// Embedder model_id (default: the first installed).
+        #[arg(long)]
+        embedder: Option<String>,
+        /// Also compute a 512-d embedding per face.
+        #[arg(long)]
+        embed: bool,
+        /// Print JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+        #[arg(required = true)]
+        images: Vec<PathBuf>,
+    },
+    /// List or import model files.
+    Models {
+        #[command(subcommand)]
+        command: ModelsCommand,
+    },
+    /// Time every installed model on tract, ONNX Runtime 1 thread and all threads.
+    Bench {
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Photo to detect on (default: the first sample photo with faces in the models dir's
+        /// parent photos/ folder).
+        #[arg(long)]
+        image: Option<PathBuf>,
+        /// Timed runs per model and configuration (at least 20).
+        #[arg(long, default_value_t = 20)]
+        runs: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
+    #[command(hide = true)]
+    BenchWorker {
+        #[arg(long)]
+        models: PathBuf,
+        #[arg(long)]
+        image: PathBuf,
+        #[arg(long)]
+        runs: usize,
+        /// Thread counts to time, comma-separated.
+        #[arg(long, value_delimiter = ',')]
+        threads: Vec<usize>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Every model card, and whether its file is installed and verifies.
+    List {
+        #[arg(long)]
+        models: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a model file against a card's IO contract and install it under that card.
+    Import {
+        file: PathBuf,
+        /// The card's model_id (e.g. scrfd_10g).
+        #[arg(long = "as")]
+        as_model: String,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+}
+
+/// Choose and install this process's runtime (once).
+pub fn install_runtime() -> &'static RuntimeOutcome {
+    runtime::install(&RuntimeSearch::from_env(paths::data_dir().as_deref()))
+}
+
+/// The models dir from `--models`, else DARKROOM_MODELS, else the data dir.
+pub fn models_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    flag.or_else(paths::models_dir)
+        .context("no models directory: pass --models DIR or set DARKROOM_MODELS")
+}
+
+pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
+    let runtime = install_runtime();
+    let store = ModelStore::new(models_dir(models)?, CardSet::builtin()?);
+    Ok(Sessions::new(runtime, store, darkroom_engine::sessions::default_threads())?)
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Probe { json } => {
+            let outcome = install_runtime();
+            if json {
+                println!("{}", serde_json::to_string_pretty(outcome)?);
+            } else {
+                println!("{}", outcome.summary());
+                for r in &outcome.rejected {
+                    println!("  rejected {:?}: {}: {}", r.source, r.message, r.path.display());
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Faces {
+            models,
+            detector,
+            embedder,
+            embed,
+            json,
+            images,
+        } => crate::faces_cmd::run(crate::faces_cmd::FacesArgs {
+            models,
+            detector,
+            embedder,
+            embed,
+            json,
+            images,
+        }),
+        Command::Models { command } => crate::models_cmd::run(command),
+        Command::Bench {
+            models,
+            image,
+            runs,
+            json,
+        } => crate::bench::run(models_dir(models)?, image, runs.max(20), json),
+        Command::BenchWorker {
+            models,
+            image,
+            runs,
+            threads,
+        } => crate::bench::worker(models, image, runs, threads),
+    }
+}

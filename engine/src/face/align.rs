@@ -1,0 +1,126 @@
+//! 5-point similarity alignment to the 112x112 ArcFace template.
+
+use image::RgbImage;
+
+/// Where ArcFace expects the eyes, nose tip and mouth corners in a 112x112 crop.
+pub const ARCFACE_TEMPLATE: [[f32; 2]; 5] = [
+    [38.2946, 51.6963],
+    [73.5318, 51.5014],
+    [56.0252, 71.7366],
+    [41.5493, 92.3655],
+    [70.7299, 92.2041],
+];
+
+/// x' = a x - b y + tx, y' = b x + a y + ty: rotation, uniform scale and translation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Similarity {
+    pub a: f64,
+    pub b: f64,
+    pub tx: f64,
+    pub ty: f64,
+}
+
+impl Similarity {
+    /// The least-squares similarity taking `src` onto `dst` (Umeyama without reflection, which
+    /// for two dimensions has this closed form).
+    pub fn estimate(src: &[[f32; 2]], dst: &[[f32; 2]]) -> Similarity {
+        let n = src.len().min(dst.len()).max(1) as f64;
+        let mean = |pts: &[[f32; 2]]| {
+            let (sx, sy) = pts.iter().fold((0.0, 0.0), |(x, y), p| (x + p[0] as f64, y + p[1] as f64));
+            (sx / n, sy / n)
+        };
+        let (msx, msy) = mean(src);
+        let (mdx, mdy) = mean(dst);
+        let (mut num_a, mut num_b, mut den) = (0.0, 0.0, 0.0);
+        for (s, d) in src.iter().zip(dst) {
+            let (sx, sy) = (s[0] as f64 - msx, s[1] as f64 - msy);
+            let (dx, dy) = (d[0] as f64 - mdx, d[1] as f64 - mdy);
+            num_a += sx * dx + sy * dy;
+            num_b += sx * dy - sy * dx;
+            den += sx * sx + sy * sy;
+        }
+        let (a, b) = if den > 0.0 { (num_a / den, num_b / den) } else { (1.0, 0.0) };
+        Similarity {
+            a,
+            b,
+            tx: mdx - (a * msx - b * msy),
+            ty: mdy - (b * msx + a * msy),
+        }
+    }
+
+    pub fn apply(&self, p: [f64; 2]) -> [f64; 2] {
+        [self.a * p[0] - self.b * p[1] + self.tx, self.b * p[0] + self.a * p[1] + self.ty]
+    }
+
+    pub fn inverse(&self) -> Similarity {
+        let d = self.a * self.a + self.b * self.b;
+        let (a, b) = (self.a / d, -self.b / d);
+        Similarity {
+            a,
+            b,
+            tx: -(a * self.tx - b * self.ty),
+            ty: -(b * self.tx + a * self.ty),
+        }
+    }
+}
+
+/// Sample `src` through `to_src` (output pixel → source pixel) into a `size`x`size` image,
+/// bilinear, pixel centres at +0.5, black outside the photo.
+pub fn warp_affine_rgb(src: &RgbImage, to_src: &Similarity, size: u32) -> RgbImage {
+    let (w, h) = (src.width() as i64, src.height() as i64);
+    let raw = src.as_raw();
+    let mut out = RgbImage::new(size, size);
+    for (x, y, px) in out.enumerate_pixels_mut() {
+        let [sx, sy] = to_src.apply([x as f64 + 0.5, y as f64 + 0.5]);
+        let (fx, fy) = (sx - 0.5, sy - 0.5);
+        let (x0, y0) = (fx.floor() as i64, fy.floor() as i64);
+        let (ax, ay) = (fx - x0 as f64, fy - y0 as f64);
+        let mut acc = [0.0f64; 3];
+        for (dy, wy) in [(0, 1.0 - ay), (1, ay)] {
+            for (dx, wx) in [(0, 1.0 - ax), (1, ax)] {
+                let (cx, cy) = (x0 + dx, y0 + dy);
+                if cx < 0 || cy < 0 || cx >= w || cy >= h {
+                    continue;
+                }
+                let i = ((cy * w + cx) * 3) as usize;
+                for c in 0..3 {
+                    acc[c] += raw[i + c] as f64 * wx * wy;
+                }
+            }
+        }
+        *px = image::Rgb(acc.map(|v| v.round().clamp(0.0, 255.0) as u8));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recovers_a_known_similarity() {
+        let truth = Similarity { a: 0.8, b: 0.3, tx: 12.0, ty: -4.0 };
+        let src: Vec<[f32; 2]> = ARCFACE_TEMPLATE.to_vec();
+        let dst: Vec<[f32; 2]> = src
+            .iter()
+            .map(|p| {
+                let q = truth.apply([p[0] as f64, p[1] as f64]);
+                [q[0] as f32, q[1] as f32]
+            })
+            .collect();
+        let est = Similarity::estimate(&src, &dst);
+        assert!((est.a - truth.a).abs() < 1e-5 && (est.b - truth.b).abs() < 1e-5, "{est:?}");
+        assert!((est.tx - truth.tx).abs() < 1e-3 && (est.ty - truth.ty).abs() < 1e-3, "{est:?}");
+        let back = est.inverse().apply(est.apply([3.0, 7.0]));
+        assert!((back[0] - 3.0).abs() < 1e-9 && (back[1] - 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn identity_warp_copies_pixels() {
+        let mut img = RgbImage::new(4, 4);
+        img.put_pixel(1, 2, image::Rgb([9, 99, 199]));
+        let id = Similarity { a: 1.0, b: 0.0, tx: 0.0, ty: 0.0 };
+        let out = warp_affine_rgb(&img, &id, 4);
+        assert_eq!(out, img);
+    }
+}

@@ -1,0 +1,86 @@
+//! Aligned crop → L2-normalised embedding.
+
+use image::RgbImage;
+
+use super::align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
+use super::tensor::normalise_nchw;
+use crate::cards::OutputContract;
+use crate::error::EngineError;
+use crate::sessions::ModelSession;
+
+pub struct FaceEmbedder {
+    session: ModelSession,
+    dim: usize,
+    scratch: Vec<f32>,
+}
+
+/// Cosine similarity of two vectors (1 for identical directions).
+pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na * nb) }
+}
+
+impl FaceEmbedder {
+    pub fn new(session: ModelSession) -> Result<Self, EngineError> {
+        let OutputContract::Embedding { dim } = session.card.output else {
+            return Err(EngineError::WrongRole {
+                model_id: session.model_id(),
+                wanted: crate::cards::Role::Embedder,
+                actual: session.card.role,
+            });
+        };
+        Ok(FaceEmbedder {
+            session,
+            dim,
+            scratch: Vec::new(),
+        })
+    }
+
+    pub fn model_id(&self) -> String {
+        self.session.model_id()
+    }
+
+    pub fn sha256(&self) -> &str {
+        &self.session.sha256
+    }
+
+    /// The aligned crop the embedder sees for a face with these landmarks.
+    pub fn align(&self, img: &RgbImage, landmarks: &[[f32; 2]; 5]) -> RgbImage {
+        let (size, _) = self.session.card.input.hw();
+        let k = size as f32 / 112.0;
+        let template = ARCFACE_TEMPLATE.map(|[x, y]| [x * k, y * k]);
+        let to_crop = Similarity::estimate(landmarks, &template);
+        warp_affine_rgb(img, &to_crop.inverse(), size as u32)
+    }
+
+    /// Embed the face with these landmarks; the result has unit length.
+    pub fn embed(&mut self, img: &RgbImage, landmarks: &[[f32; 2]; 5]) -> Result<Vec<f32>, EngineError> {
+        let crop = self.align(img, landmarks);
+        self.embed_aligned(&crop)
+    }
+
+    pub fn embed_aligned(&mut self, crop: &RgbImage) -> Result<Vec<f32>, EngineError> {
+        normalise_nchw(crop, &self.session.card.input, &mut self.scratch);
+        let input = std::mem::take(&mut self.scratch);
+        let result = self.session.run(&input);
+        self.scratch = input;
+        let mut v = result?
+            .into_iter()
+            .next()
+            .map(|o| o.data)
+            .unwrap_or_default();
+        if v.len() != self.dim {
+            return Err(EngineError::Inference {
+                model_id: self.session.model_id(),
+                reason: format!("embedding has {} values, the card says {}", v.len(), self.dim),
+            });
+        }
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if norm > 0.0 {
+            v.iter_mut().for_each(|x| *x /= norm);
+        }
+        Ok(v)
+    }
+}

@@ -1,0 +1,30 @@
+//! The face pipeline: detect (SCRFD), align (5-point similarity to the ArcFace template),
+//! embed (L2-normalised 512-d). Pre- and post-processing live here; running a graph is
+//! `sessions`' job.
+
+mod align;
+mod detector;
+mod embedder;
+mod nms;
+mod tensor;
+
+pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
+pub use detector::{FaceDetector, Prepared};
+pub use embedder::{FaceEmbedder, cosine};
+pub use nms::{iou, nms};
+pub use tensor::{letterbox_top_left, normalise_nchw};
+
+use serde::{Deserialize, Serialize};
+
+/// One detected face, in the original photo's pixel coordinates (after EXIF orientation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Face {
+    /// [x0, y0, x1, y1].
+    #[serde(rename = "box")]
+    pub bbox: [f32; 4],
+    pub score: f32,
+    /// Left eye, right eye, nose, left mouth corner, right mouth corner (as seen in the photo).
+    pub landmarks: [[f32; 2]; 5],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub embedding: Option<Vec<f32>>,
+}

@@ -1,0 +1,17 @@
+//! DarkRoom's inference engine: the only crate that names a runtime, a provider, a library
+//! file or a vendor. Consumers ask [`Sessions`] for a session for a model card in a role.
+
+pub mod cards;
+pub mod error;
+pub mod face;
+pub mod image_io;
+pub mod paths;
+pub mod runtime;
+pub mod sessions;
+pub mod store;
+
+pub use cards::{CardSet, ModelCard, NumericForm, Role};
+pub use error::EngineError;
+pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
+pub use sessions::{ModelSession, Sessions};
+pub use store::ModelStore;

@@ -1,0 +1,19 @@
+//! Where DarkRoom keeps things on disk (XDG on Linux, AppData on Windows).
+
+use std::path::PathBuf;
+
+/// The app's data dir: `DARKROOM_DATA_DIR`, else the platform's (`~/.local/share/darkroom`).
+pub fn data_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DARKROOM_DATA_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("org", "DarkRoom", "darkroom").map(|d| d.data_dir().to_path_buf())
+}
+
+/// The shared models dir: `DARKROOM_MODELS`, else `<data dir>/models`.
+pub fn models_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DARKROOM_MODELS").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    data_dir().map(|d| d.join("models"))
+}

@@ -1,0 +1,388 @@
+//! Sessions by role: consumers ask for "a session for this model card in this role" and never
+//! name a provider. This is where the runtime's settings (optimisation level, threads) and the
+//! role's precision rule (the embedder is f32 everywhere) are applied, and where a model's
+//! declared IO is checked against its card before anyone runs it.
+
+use std::path::Path;
+
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::TensorRef;
+
+use crate::cards::{ModelCard, NumericForm, OutputContract, Role};
+use crate::error::EngineError;
+use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
+use crate::store::{ModelStore, VerifiedModel, sha256_hex};
+
+/// Intra-op threads for ONNX Runtime: `DARKROOM_THREADS`, else physical cores minus two (the
+/// UI and decoding keep theirs), at least one. tract is single-threaded and ignores it.
+pub fn default_threads() -> usize {
+    if let Some(n) = std::env::var("DARKROOM_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return n;
+    }
+    num_cpus::get_physical().saturating_sub(2).max(1)
+}
+
+/// Hands out sessions on the process's runtime.
+pub struct Sessions {
+    runtime: &'static RuntimeOutcome,
+    env: ort::environment::Environment,
+    store: ModelStore,
+    threads: usize,
+}
+
+impl std::fmt::Debug for Sessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sessions")
+            .field("runtime", &self.runtime.kind)
+            .field("threads", &self.threads)
+            .field("models", &self.store.dir())
+            .finish()
+    }
+}
+
+/// A built session with the card it was built for.
+pub struct ModelSession {
+    pub card: ModelCard,
+    pub sha256: String,
+    session: Session,
+    input_name: String,
+    input_shape: Vec<usize>,
+}
+
+/// One output tensor, copied out of the runtime.
+#[derive(Debug, Clone)]
+pub struct Output {
+    pub name: String,
+    pub shape: Vec<usize>,
+    pub data: Vec<f32>,
+}
+
+fn ort_reason(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}
+
+impl Sessions {
+    /// Sessions on the runtime this process has installed (see [`runtime::install`]).
+    pub fn new(
+        runtime: &'static RuntimeOutcome,
+        store: ModelStore,
+        threads: usize,
+    ) -> Result<Self, EngineError> {
+        let env = ort::init()
+            .with_name("darkroom")
+            .build()
+            .map_err(|e| EngineError::Inference {
+                model_id: "(environment)".to_string(),
+                reason: ort_reason(e),
+            })?;
+        Ok(Sessions {
+            runtime,
+            env,
+            store,
+            threads: threads.max(1),
+        })
+    }
+
+    /// Sessions on tract, for tests. Fails if this process already runs on ONNX Runtime.
+    pub fn tract(store: ModelStore) -> Result<Self, EngineError> {
+        let outcome = runtime::install_tract();
+        if outcome.kind != RuntimeKind::Tract {
+            return Err(EngineError::RuntimeMismatch {
+                wanted: "tract",
+                installed: outcome.summary(),
+            });
+        }
+        Sessions::new(outcome, store, 1)
+    }
+
+    pub fn runtime(&self) -> &'static RuntimeOutcome {
+        self.runtime
+    }
+
+    pub fn store(&self) -> &ModelStore {
+        &self.store
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// A session for `model_id` serving as `role`, from the verified file in the store.
+    pub fn open(&self, model_id: &str, role: Role) -> Result<ModelSession, EngineError> {
+        let card = self.store.cards().get(model_id)?;
+        check_role(card, role)?;
+        let model = self.store.load(model_id)?;
+        self.build(&model, self.threads)
+    }
+
+    /// As [`Sessions::open`] with an explicit thread count (the benchmark compares them).
+    pub fn open_with_threads(
+        &self,
+        model_id: &str,
+        role: Role,
+        threads: usize,
+    ) -> Result<ModelSession, EngineError> {
+        let card = self.store.cards().get(model_id)?;
+        check_role(card, role)?;
+        let model = self.store.load(model_id)?;
+        self.build(&model, threads.max(1))
+    }
+
+    fn build(&self, model: &VerifiedModel, threads: usize) -> Result<ModelSession, EngineError> {
+        let id = model.card.model_id();
+        let invalid = |e: ort::Error<_>| EngineError::ModelInvalid {
+            model_id: id.clone(),
+            reason: ort_reason(e),
+            path: model.path.clone(),
+        };
+        let mut builder = Session::builder(&self.env)
+            .map_err(|e| EngineError::Inference {
+                model_id: id.clone(),
+                reason: ort_reason(e),
+            })?
+            // tract is 2-6x slower without it; ORT fuses conv+bn+relu at this level.
+            .with_optimization_level(GraphOptimizationLevel::Level3)
+            .map_err(invalid)?;
+        if self.runtime.kind == RuntimeKind::OnnxRuntime {
+            builder = builder
+                .with_intra_threads(threads)
+                .map_err(invalid)?
+                .with_inter_threads(1)
+                .map_err(invalid)?;
+        }
+        let session = builder
+            .commit_from_memory(&model.bytes)
+            .map_err(|e| EngineError::ModelInvalid {
+                model_id: id.clone(),
+                reason: ort_reason(e),
+                path: model.path.clone(),
+            })?;
+        let (input_name, input_shape) = check_contract(&session, &model.card, &model.path)?;
+        Ok(ModelSession {
+            card: model.card.clone(),
+            sha256: model.sha256.clone(),
+            session,
+            input_name,
+            input_shape,
+        })
+    }
+
+    /// Import a user-supplied file as `model_id`: hash it, build a session and check its IO
+    /// against the card, then copy it into the store and record its hash. Nothing is written
+    /// unless every check passes.
+    pub fn import(&self, file: &Path, model_id: &str) -> Result<VerifiedModel, EngineError> {
+        let card = self.store.cards().get(model_id)?.clone();
+        let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
+            model_id: model_id.to_string(),
+            path: file.to_path_buf(),
+            source,
+        })?;
+        let sha256 = sha256_hex(&bytes);
+        if let Some(expected) = &card.sha256
+            && !expected.eq_ignore_ascii_case(&sha256)
+        {
+            return Err(EngineError::HashMismatch {
+                model_id: model_id.to_string(),
+                expected: expected.clone(),
+                found: sha256,
+                path: file.to_path_buf(),
+            });
+        }
+        let candidate = VerifiedModel {
+            card: card.clone(),
+            path: file.to_path_buf(),
+            sha256,
+            bytes,
+        };
+        if card.role == Role::Embedder && card.numeric_form != NumericForm::F32 {
+            return Err(EngineError::EmbedderNotF32 {
+                model_id: model_id.to_string(),
+            });
+        }
+        self.build(&candidate, 1)?;
+        let path = self
+            .store
+            .install_imported(&card, &candidate.bytes, &candidate.sha256, file)?;
+        Ok(VerifiedModel { path, ..candidate })
+    }
+}
+
+fn check_role(card: &ModelCard, role: Role) -> Result<(), EngineError> {
+    if card.role != role {
+        return Err(EngineError::WrongRole {
+            model_id: card.model_id(),
+            wanted: role,
+            actual: card.role,
+        });
+    }
+    if role == Role::Embedder && card.numeric_form != NumericForm::F32 {
+        return Err(EngineError::EmbedderNotF32 {
+            model_id: card.model_id(),
+        });
+    }
+    Ok(())
+}
+
+fn dims_match(declared: &[i64], expected: &[i64]) -> bool {
+    declared.len() == expected.len()
+        && declared
+            .iter()
+            .zip(expected)
+            .all(|(d, e)| *d < 0 || *e < 0 || d == e)
+}
+
+/// Check the graph's declared inputs and outputs against the card; returns the input to feed
+/// and the concrete input shape.
+fn check_contract(
+    session: &Session,
+    card: &ModelCard,
+    path: &Path,
+) -> Result<(String, Vec<usize>), EngineError> {
+    let mismatch = |reason: String| EngineError::ContractMismatch {
+        model_id: card.model_id(),
+        reason,
+        path: path.to_path_buf(),
+    };
+    let inputs = session.inputs();
+    let input = match inputs.iter().find(|i| i.name() == card.input.name) {
+        Some(i) => i,
+        // Re-exports often rename the single input; the shape check below still applies.
+        None if inputs.len() == 1 => &inputs[0],
+        None => {
+            return Err(mismatch(format!(
+                "no input named {} (has {})",
+                card.input.name,
+                inputs.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ")
+            )));
+        }
+    };
+    let declared: Vec<i64> = input
+        .dtype()
+        .tensor_shape()
+        .map(|s| s.iter().copied().collect())
+        .unwrap_or_default();
+    if !dims_match(&declared, &card.input.shape) {
+        return Err(mismatch(format!(
+            "input {} has shape {:?}, the card needs {:?}",
+            input.name(),
+            declared,
+            card.input.shape
+        )));
+    }
+    if input.dtype().tensor_type() != Some(ort::value::TensorElementType::Float32) {
+        return Err(mismatch(format!(
+            "input {} is {:?}, the card needs float32",
+            input.name(),
+            input.dtype().tensor_type()
+        )));
+    }
+    let outputs: Vec<(String, Vec<i64>)> = session
+        .outputs()
+        .iter()
+        .map(|o| {
+            (
+                o.name().to_string(),
+                o.dtype()
+                    .tensor_shape()
+                    .map(|s| s.iter().copied().collect())
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    let last_dim = |i: usize| outputs.get(i).and_then(|(_, s)| s.last().copied());
+    match &card.output {
+        OutputContract::ScrfdKps { strides, .. } => {
+            if outputs.len() != strides.len() * 3 {
+                return Err(mismatch(format!(
+                    "{} outputs, SCRFD with keypoints has {} (score, bbox, kps per stride)",
+                    outputs.len(),
+                    strides.len() * 3
+                )));
+            }
+        }
+        OutputContract::Embedding { dim } => {
+            if outputs.len() != 1 || last_dim(0).is_some_and(|d| d >= 0 && d as usize != *dim) {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, an embedder has one output of {dim} values"
+                )));
+            }
+        }
+        OutputContract::Classes { classes } => {
+            let n = match classes {
+                crate::cards::Classes::Inline(v) => v.len(),
+                crate::cards::Classes::Named(_) => 0,
+            };
+            if outputs.len() != 1 || (n > 0 && last_dim(0).is_some_and(|d| d >= 0 && d as usize != n)) {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, a classifier has one output of {n} logits"
+                )));
+            }
+        }
+        OutputContract::YoloSeg { .. } => {
+            if outputs.len() != 2 {
+                return Err(mismatch(format!(
+                    "{} outputs, YOLO segmentation has 2 (detections, mask prototypes)",
+                    outputs.len()
+                )));
+            }
+        }
+        OutputContract::Semantic { .. } => {
+            if outputs.is_empty() {
+                return Err(mismatch("no outputs".to_string()));
+            }
+        }
+    }
+    let shape = card
+        .input
+        .shape
+        .iter()
+        .map(|&d| d.max(1) as usize)
+        .collect();
+    Ok((input.name().to_string(), shape))
+}
+
+impl ModelSession {
+    pub fn model_id(&self) -> String {
+        self.card.model_id()
+    }
+
+    /// The concrete input shape this session is fed.
+    pub fn input_shape(&self) -> &[usize] {
+        &self.input_shape
+    }
+
+    /// Run on one input tensor laid out as [`ModelSession::input_shape`].
+    pub fn run(&mut self, input: &[f32]) -> Result<Vec<Output>, EngineError> {
+        let fail = |e: ort::Error| EngineError::Inference {
+            model_id: self.card.model_id(),
+            reason: e.to_string(),
+        };
+        let expected: usize = self.input_shape.iter().product();
+        if input.len() != expected {
+            return Err(EngineError::Inference {
+                model_id: self.card.model_id(),
+                reason: format!("input has {} values, shape {:?} needs {expected}", input.len(), self.input_shape),
+            });
+        }
+        let tensor = TensorRef::from_array_view((self.input_shape.clone(), input)).map_err(fail)?;
+        let outputs = self
+            .session
+            .run(ort::inputs![self.input_name.as_str() => tensor])
+            .map_err(fail)?;
+        let mut out = Vec::with_capacity(outputs.len());
+        for (name, value) in outputs.iter() {
+            let (shape, data) = value.try_extract_tensor::<f32>().map_err(fail)?;
+            out.push(Output {
+                name: name.to_string(),
+                shape: shape.iter().map(|&d| d.max(0) as usize).collect(),
+                data: data.to_vec(),
+            });
+        }
+        Ok(out)
+    }
+}

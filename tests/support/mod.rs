@@ -1,0 +1,82 @@
+//! Shared by the end-to-end tests: where the fetched assets are, and a `darkroom` command with
+//! a clean environment.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The assets `scripts/fetch-assets` lays out. A missing asset fails the test: these tests
+/// are about real models and photos, and skipping would hide a broken setup.
+pub fn assets() -> PathBuf {
+    let dir = std::env::var_os("DARKROOM_ASSETS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets-cache"));
+    assert!(
+        dir.join("models/scrfd_2.5g.onnx").is_file(),
+        "test assets missing in {}: run scripts/fetch-assets",
+        dir.display()
+    );
+    dir
+}
+
+pub fn models() -> PathBuf {
+    assets().join("models")
+}
+
+pub fn photo(name: &str) -> PathBuf {
+    assets().join("photos").join(name)
+}
+
+pub fn ort_lib() -> PathBuf {
+    assets().join("runtime/libonnxruntime.so.1.31.1")
+}
+
+pub fn old_ort_lib() -> PathBuf {
+    assets().join("runtime-old/libonnxruntime.so.1.23.2")
+}
+
+/// Which runtime a test run asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rt {
+    Ort,
+    Tract,
+}
+
+/// `darkroom` with no DARKROOM_* from the caller's environment and a private data dir.
+pub fn darkroom(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_darkroom"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("DARKROOM_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("DARKROOM_DATA_DIR", data_dir);
+    cmd
+}
+
+/// `darkroom` on the chosen runtime.
+pub fn darkroom_on(rt: Rt, data_dir: &Path) -> Command {
+    let mut cmd = darkroom(data_dir);
+    match rt {
+        Rt::Ort => cmd.env("DARKROOM_ORT_LIB", ort_lib()),
+        Rt::Tract => cmd.env("DARKROOM_RUNTIME", "tract"),
+    };
+    cmd
+}
+
+pub fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("darkroom starts");
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+pub fn json(out: &Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
+    })
+}
