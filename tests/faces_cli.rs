@@ -202,14 +202,33 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
             }
         }
     }
-    // Every pair of Solvay's 29 different people stays apart too.
-    let solvay: Vec<Vec<f64>> = faces(report(Rt::Ort), "solvay_conference_1927.jpg").iter().map(embedding).collect();
-    for i in 0..solvay.len() {
-        for j in i + 1..solvay.len() {
-            let c = cosine(&solvay[i], &solvay[j]);
-            assert!(c < 0.5, "Solvay faces {i} and {j} at cosine {c:.3}");
+    // Different people across the sample set stay apart: the single-face photos against each
+    // other and against all 29 people at Solvay.
+    let r = report(Rt::Ort);
+    let singles: Vec<Vec<f64>> = ["astronaut.png", "grace_hopper.jpg", "newton.png", "gauss.png", "camera.png"]
+        .iter()
+        .map(|n| embedding(&faces(r, n)[0]))
+        .collect();
+    let solvay: Vec<Vec<f64>> = faces(r, "solvay_conference_1927.jpg").iter().map(embedding).collect();
+    for (i, a) in singles.iter().enumerate() {
+        for b in singles.iter().skip(i + 1).chain(solvay.iter()) {
+            let c = cosine(a, b);
+            assert!(c < 0.5, "different people at cosine {c:.3}");
         }
     }
+    // Within Solvay the faces are ~80 px in a 1927 print and the fixture embedder is weak
+    // there: the Python reference oracle (shared/reference/run_embed.py) puts 5 of its 406
+    // pairs above 0.5 (max 0.556) and the mean at 0.13. Hold the pipeline to the same.
+    let mut pairs = Vec::new();
+    for i in 0..solvay.len() {
+        for j in i + 1..solvay.len() {
+            pairs.push(cosine(&solvay[i], &solvay[j]));
+        }
+    }
+    let mean = pairs.iter().sum::<f64>() / pairs.len() as f64;
+    let above = pairs.iter().filter(|c| **c >= 0.5).count();
+    let max = pairs.iter().copied().fold(f64::MIN, f64::max);
+    assert!(mean < 0.2 && above <= 6 && max < 0.6, "Solvay impostors: mean {mean:.3}, {above} >= 0.5, max {max:.3}");
 }
 
 #[test]
