@@ -32,7 +32,8 @@ fn report(rt: Rt) -> &'static Value {
     cell.get_or_init(|| {
         let data = tempfile::tempdir().expect("tempdir");
         let mut cmd = darkroom_on(rt, data.path());
-        cmd.args(["faces", "--json", "--embed", "--models"]).arg(models());
+        cmd.args(["faces", "--json", "--embed", "--models"])
+            .arg(models());
         cmd.args(PHOTOS.iter().map(|p| photo(p)));
         let out = json(&run_ok(&mut cmd));
         let expected = match rt {
@@ -89,7 +90,9 @@ fn cosine(a: &[f64], b: &[f64]) -> f64 {
 fn truth_box(name: &str) -> [f64; 4] {
     let path: PathBuf = assets().join("truth/truth_faces.py");
     let text = std::fs::read_to_string(&path).expect("truth_faces.py");
-    let start = text.find(&format!("\"{name}\"")).expect("photo in truth file");
+    let start = text
+        .find(&format!("\"{name}\""))
+        .expect("photo in truth file");
     let rest = &text[start..];
     let point = |key: &str| -> [f64; 2] {
         let at = rest.find(key).expect("point key") + key.len();
@@ -109,7 +112,10 @@ fn truth_box(name: &str) -> [f64; 4] {
 fn check_counts(rt: Rt) {
     let r = report(rt);
     let n = faces(r, "solvay_conference_1927.jpg").len();
-    assert!((28..=30).contains(&n), "{rt:?}: Solvay 1927 has 29 faces, found {n}");
+    assert!(
+        (28..=30).contains(&n),
+        "{rt:?}: Solvay 1927 has 29 faces, found {n}"
+    );
     for name in ["coffee.png", "rocket.jpg", "chelsea.png"] {
         assert_eq!(faces(r, name).len(), 0, "{rt:?}: {name} has no faces");
     }
@@ -118,7 +124,10 @@ fn check_counts(rt: Rt) {
         assert_eq!(found.len(), 1, "{rt:?}: {name} has one face");
         let (got, want) = (bbox(&found[0]), truth_box(name));
         for i in 0..4 {
-            assert!((got[i] - want[i]).abs() <= 8.0, "{rt:?}: {name} box {got:?} vs truth {want:?}");
+            assert!(
+                (got[i] - want[i]).abs() <= 8.0,
+                "{rt:?}: {name} box {got:?} vs truth {want:?}"
+            );
         }
     }
     assert_eq!(r["model_ids"]["detector"], "scrfd_2.5g");
@@ -141,7 +150,11 @@ fn tract_and_onnx_runtime_agree_on_every_face() {
     let mut matched = 0;
     for name in PHOTOS {
         let (a, b) = (faces(ort, name), faces(tract, name));
-        assert_eq!(a.len(), b.len(), "{name}: face counts differ between runtimes");
+        assert_eq!(
+            a.len(),
+            b.len(),
+            "{name}: face counts differ between runtimes"
+        );
         for fa in a {
             let best = b
                 .iter()
@@ -149,7 +162,9 @@ fn tract_and_onnx_runtime_agree_on_every_face() {
                 .expect("a face to match");
             let overlap = iou(bbox(fa), bbox(best));
             assert!(overlap >= 0.95, "{name}: box IoU {overlap:.3} < 0.95");
-            let ds = (fa["score"].as_f64().expect("score") - best["score"].as_f64().expect("score")).abs();
+            let ds = (fa["score"].as_f64().expect("score")
+                - best["score"].as_f64().expect("score"))
+            .abs();
             assert!(ds <= 0.01, "{name}: score differs by {ds:.4}");
             let cos = cosine(&embedding(fa), &embedding(best));
             assert!(cos >= 0.999, "{name}: embedding cosine {cos:.5} < 0.999");
@@ -166,9 +181,15 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
     let mut variants: Vec<PathBuf> = Vec::new();
     for name in ["astronaut.png", "grace_hopper.jpg", "newton.png"] {
         let img = image::open(photo(name)).expect("decode").to_rgb8();
-        let stem = Path::new(name).file_stem().expect("stem").to_string_lossy().into_owned();
+        let stem = Path::new(name)
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
         let flipped = dir.path().join(format!("{stem}-flip.png"));
-        image::imageops::flip_horizontal(&img).save(&flipped).expect("save");
+        image::imageops::flip_horizontal(&img)
+            .save(&flipped)
+            .expect("save");
         let q30 = dir.path().join(format!("{stem}-q30.jpg"));
         let mut bytes = Vec::new();
         image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 30)
@@ -178,7 +199,9 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
         variants.extend([photo(name), flipped, q30]);
     }
     let mut cmd = darkroom_on(Rt::Ort, dir.path());
-    cmd.args(["faces", "--json", "--embed", "--models"]).arg(models()).args(&variants);
+    cmd.args(["faces", "--json", "--embed", "--models"])
+        .arg(models())
+        .args(&variants);
     let out = json(&run_ok(&mut cmd));
     let images = out["images"].as_array().expect("images");
     let emb: Vec<Vec<f64>> = images
@@ -193,7 +216,11 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
         let base = &emb[person * 3];
         for v in 1..3 {
             let c = cosine(base, &emb[person * 3 + v]);
-            assert!(c >= 0.8, "{}: same face cosine {c:.3} < 0.8", images[person * 3 + v]["path"]);
+            assert!(
+                c >= 0.8,
+                "{}: same face cosine {c:.3} < 0.8",
+                images[person * 3 + v]["path"]
+            );
         }
         for other in 0..3 {
             if other != person {
@@ -205,11 +232,20 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
     // Different people across the sample set stay apart: the single-face photos against each
     // other and against all 29 people at Solvay.
     let r = report(Rt::Ort);
-    let singles: Vec<Vec<f64>> = ["astronaut.png", "grace_hopper.jpg", "newton.png", "gauss.png", "camera.png"]
+    let singles: Vec<Vec<f64>> = [
+        "astronaut.png",
+        "grace_hopper.jpg",
+        "newton.png",
+        "gauss.png",
+        "camera.png",
+    ]
+    .iter()
+    .map(|n| embedding(&faces(r, n)[0]))
+    .collect();
+    let solvay: Vec<Vec<f64>> = faces(r, "solvay_conference_1927.jpg")
         .iter()
-        .map(|n| embedding(&faces(r, n)[0]))
+        .map(embedding)
         .collect();
-    let solvay: Vec<Vec<f64>> = faces(r, "solvay_conference_1927.jpg").iter().map(embedding).collect();
     for (i, a) in singles.iter().enumerate() {
         for b in singles.iter().skip(i + 1).chain(solvay.iter()) {
             let c = cosine(a, b);
@@ -228,7 +264,10 @@ fn embeddings_survive_flip_and_jpeg_and_separate_people() {
     let mean = pairs.iter().sum::<f64>() / pairs.len() as f64;
     let above = pairs.iter().filter(|c| **c >= 0.5).count();
     let max = pairs.iter().copied().fold(f64::MIN, f64::max);
-    assert!(mean < 0.2 && above <= 6 && max < 0.6, "Solvay impostors: mean {mean:.3}, {above} >= 0.5, max {max:.3}");
+    assert!(
+        mean < 0.2 && above <= 6 && max < 0.6,
+        "Solvay impostors: mean {mean:.3}, {above} >= 0.5, max {max:.3}"
+    );
 }
 
 #[test]
@@ -237,15 +276,31 @@ fn unreadable_image_is_an_entry_and_the_rest_still_run() {
     let broken = dir.path().join("broken.jpg");
     std::fs::write(&broken, b"\xFF\xD8\xFF\xE0 truncated").expect("write");
     let mut cmd = darkroom_on(Rt::Ort, dir.path());
-    cmd.args(["faces", "--json", "--models"]).arg(models()).arg(&broken).arg(photo("astronaut.png"));
+    cmd.args(["faces", "--json", "--models"])
+        .arg(models())
+        .arg(&broken)
+        .arg(photo("astronaut.png"));
     let out = json(&run_ok(&mut cmd));
     let images = out["images"].as_array().expect("images");
-    assert!(images[0]["error"].as_str().expect("error").ends_with("broken.jpg"));
+    assert!(
+        images[0]["error"]
+            .as_str()
+            .expect("error")
+            .ends_with("broken.jpg")
+    );
     assert_eq!(images[1]["faces"].as_array().expect("faces").len(), 1);
 
     let mut all_bad = darkroom_on(Rt::Ort, dir.path());
-    all_bad.args(["faces", "--json", "--models"]).arg(models()).arg(&broken).arg(dir.path().join("absent.png"));
+    all_bad
+        .args(["faces", "--json", "--models"])
+        .arg(models())
+        .arg(&broken)
+        .arg(dir.path().join("absent.png"));
     let out = all_bad.output().expect("runs");
-    assert_eq!(out.status.code(), Some(1), "all images failed: non-zero exit");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "all images failed: non-zero exit"
+    );
     assert_eq!(json(&out)["images"].as_array().expect("images").len(), 2);
 }

@@ -37,7 +37,10 @@ fn a_model_whose_bytes_differ_from_its_card_is_refused() {
             .arg(photo("astronaut.png")),
     );
     assert!(msg.contains("sha256 mismatch"), "{msg}");
-    assert!(msg.contains("expected 9c162a817c7dd32d35d1f1c6ae6445032d6e73c6c5fe61d8b5b663ba8bc86b30"), "{msg}");
+    assert!(
+        msg.contains("expected 9c162a817c7dd32d35d1f1c6ae6445032d6e73c6c5fe61d8b5b663ba8bc86b30"),
+        "{msg}"
+    );
     assert!(msg.trim_end().ends_with("scrfd_2.5g.onnx"), "{msg}");
 }
 
@@ -56,7 +59,10 @@ fn a_truncated_model_is_refused_at_import_and_nothing_is_installed() {
             .arg(&m),
     );
     assert!(msg.contains("not a usable ONNX model"), "{msg}");
-    assert!(msg.trim_end().ends_with("scrfd_500m_truncated.onnx"), "{msg}");
+    assert!(
+        msg.trim_end().ends_with("scrfd_500m_truncated.onnx"),
+        "{msg}"
+    );
     assert!(!m.join("scrfd_500m.onnx").exists());
     assert!(!m.join("local-cards.toml").exists());
 }
@@ -74,7 +80,10 @@ fn a_model_with_the_wrong_input_shape_for_its_role_is_refused() {
             .arg(&m),
     );
     assert!(msg.contains("does not fit its card"), "{msg}");
-    assert!(msg.contains("[1, 1, 24, 24]") && msg.contains("[1, 3, 640, 640]"), "{msg}");
+    assert!(
+        msg.contains("[1, 1, 24, 24]") && msg.contains("[1, 3, 640, 640]"),
+        "{msg}"
+    );
     assert!(!m.join("scrfd_10g.onnx").exists());
 }
 
@@ -106,10 +115,15 @@ fn an_imported_model_is_hash_addressed_and_serves_its_role() {
             .arg(&m),
     );
     let local = std::fs::read_to_string(m.join("local-cards.toml")).expect("local cards");
-    assert!(local.contains("87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581"), "{local}");
+    assert!(
+        local.contains("87aacdfe57510db2af90c0251df680e8eec88f122ee94712121d09bcaaaf3581"),
+        "{local}"
+    );
 
     let list = json(&run_ok(
-        darkroom(dir.path()).args(["models", "list", "--json", "--models"]).arg(&m),
+        darkroom(dir.path())
+            .args(["models", "list", "--json", "--models"])
+            .arg(&m),
     ));
     let row = list
         .as_array()
@@ -121,12 +135,21 @@ fn an_imported_model_is_hash_addressed_and_serves_its_role() {
 
     let out = json(&run_ok(
         darkroom_on(Rt::Ort, dir.path())
-            .args(["faces", "--json", "--embed", "--embedder", "w600k_mbf", "--models"])
+            .args([
+                "faces",
+                "--json",
+                "--embed",
+                "--embedder",
+                "w600k_mbf",
+                "--models",
+            ])
             .arg(&m)
             .arg(photo("astronaut.png")),
     ));
     assert_eq!(out["model_ids"]["embedder"], "w600k_mbf");
-    let emb = out["images"][0]["faces"][0]["embedding"].as_array().expect("embedding");
+    let emb = out["images"][0]["faces"][0]["embedding"]
+        .as_array()
+        .expect("embedding");
     assert_eq!(emb.len(), 512);
 
     // Changing the imported file's bytes afterwards is caught by the recorded hash.
@@ -152,5 +175,8 @@ fn an_embedder_is_never_opened_as_a_detector() {
             .arg(&m)
             .arg(photo("astronaut.png")),
     );
-    assert!(msg.contains("has role embedder, asked for as detector"), "{msg}");
+    assert!(
+        msg.contains("has role embedder, asked for as detector"),
+        "{msg}"
+    );
 }

@@ -37,7 +37,11 @@ fn explicit_library_is_loaded_and_reported() {
 fn library_in_the_data_dir_is_found_without_configuration() {
     let data = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(data.path().join("runtime")).expect("mkdir");
-    std::fs::copy(ort_lib(), data.path().join("runtime/libonnxruntime.so.1.31.1")).expect("copy");
+    std::fs::copy(
+        ort_lib(),
+        data.path().join("runtime/libonnxruntime.so.1.31.1"),
+    )
+    .expect("copy");
     let out = probe(&mut darkroom(data.path()));
     assert_eq!(out["kind"], "onnx_runtime", "{out:#}");
     assert_eq!(out["library_source"], "data_dir");
@@ -61,8 +65,16 @@ fn no_library_anywhere_falls_to_tract_saying_where_it_looked() {
     let r = rejected_for(&out, &data.path().join("runtime/libonnxruntime.so"));
     assert_eq!(r["reason"]["kind"], "missing");
     assert_eq!(r["source"], "data_dir");
-    let system = out["rejected"].as_array().expect("list").iter().filter(|r| r["source"] == "system").count();
-    assert_eq!(system, 2, "both bare names asked of the system loader: {out:#}");
+    let system = out["rejected"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter(|r| r["source"] == "system")
+        .count();
+    assert_eq!(
+        system, 2,
+        "both bare names asked of the system loader: {out:#}"
+    );
 }
 
 #[test]
@@ -98,7 +110,11 @@ fn explicit_garbage_is_named_loudly_then_the_search_goes_on() {
     let garbage = data.path().join("garbage.so");
     std::fs::write(&garbage, [0u8, 1, 2, 3, 4, 5]).expect("write");
     std::fs::create_dir_all(data.path().join("runtime")).expect("mkdir");
-    std::fs::copy(ort_lib(), data.path().join("runtime/libonnxruntime.so.1.31.1")).expect("copy");
+    std::fs::copy(
+        ort_lib(),
+        data.path().join("runtime/libonnxruntime.so.1.31.1"),
+    )
+    .expect("copy");
     let out = darkroom(data.path())
         .env("DARKROOM_ORT_LIB", &garbage)
         .args(["probe", "--json"])
@@ -106,10 +122,16 @@ fn explicit_garbage_is_named_loudly_then_the_search_goes_on() {
         .expect("runs");
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("DARKROOM_ORT_LIB") && stderr.contains("garbage.so"), "{stderr}");
+    assert!(
+        stderr.contains("DARKROOM_ORT_LIB") && stderr.contains("garbage.so"),
+        "{stderr}"
+    );
     let outcome = json(&out);
     let r = &outcome["rejected"][0];
     assert_eq!(r["source"], "explicit");
     assert_eq!(r["path"], garbage.to_str().expect("utf-8"));
-    assert_eq!(outcome["kind"], "onnx_runtime", "fell back to the data dir: {outcome:#}");
+    assert_eq!(
+        outcome["kind"], "onnx_runtime",
+        "fell back to the data dir: {outcome:#}"
+    );
 }

@@ -65,7 +65,12 @@ struct ConfigResult {
 }
 
 /// Runs in the child: time every installed detector/embedder/eye model at each thread count.
-pub fn worker(models: PathBuf, image: PathBuf, runs: usize, threads: Vec<usize>) -> anyhow::Result<ExitCode> {
+pub fn worker(
+    models: PathBuf,
+    image: PathBuf,
+    runs: usize,
+    threads: Vec<usize>,
+) -> anyhow::Result<ExitCode> {
     let sessions = crate::cli::sessions(Some(models))?;
     let runtime = sessions.runtime();
     let img = image_io::load_rgb(&image)?;
@@ -81,7 +86,10 @@ pub fn worker(models: PathBuf, image: PathBuf, runs: usize, threads: Vec<usize>)
         // Landmarks from the first detector, to give the embedder a real aligned face.
         let mut landmarks = None;
         for card in sessions.store().cards().iter() {
-            if !sessions.store().is_present(card) || card.role == Role::Segmenter || card.role == Role::Scene {
+            if !sessions.store().is_present(card)
+                || card.role == Role::Segmenter
+                || card.role == Role::Scene
+            {
                 continue;
             }
             let id = card.model_id();
@@ -115,7 +123,11 @@ pub fn worker(models: PathBuf, image: PathBuf, runs: usize, threads: Vec<usize>)
                                     &f.landmarks,
                                     &darkroom_engine::face::ARCFACE_TEMPLATE,
                                 );
-                                std::hint::black_box(darkroom_engine::face::warp_affine_rgb(&img, &to.inverse(), 112));
+                                std::hint::black_box(darkroom_engine::face::warp_affine_rgb(
+                                    &img,
+                                    &to.inverse(),
+                                    112,
+                                ));
                             }
                             Ok(())
                         })?;
@@ -189,7 +201,13 @@ fn spawn_worker(
         .arg("--runs")
         .arg(runs.to_string())
         .arg("--threads")
-        .arg(threads.iter().map(usize::to_string).collect::<Vec<_>>().join(","));
+        .arg(
+            threads
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        );
     if tract {
         cmd.env("DARKROOM_RUNTIME", "tract");
     } else {
@@ -206,23 +224,36 @@ fn spawn_worker(
     Ok(serde_json::from_slice(&out.stdout)?)
 }
 
-pub fn run(models: PathBuf, image: Option<PathBuf>, runs: usize, json: bool) -> anyhow::Result<ExitCode> {
+pub fn run(
+    models: PathBuf,
+    image: Option<PathBuf>,
+    runs: usize,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let image = image
         .or_else(|| default_image(&models))
         .context("no photo to benchmark on: pass --image PHOTO")?;
-    let all = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let all = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let tract = spawn_worker(&models, &image, runs, &[1], true)?;
     let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
     let ort = spawn_worker(&models, &image, runs, &threads, false)?;
     if ort.iter().any(|c| c.runtime.starts_with("tract")) {
-        bail!("ONNX Runtime did not load in the worker ({}); nothing to compare", ort[0].runtime);
+        bail!(
+            "ONNX Runtime did not load in the worker ({}); nothing to compare",
+            ort[0].runtime
+        );
     }
     let configs: Vec<&ConfigResult> = tract.iter().chain(ort.iter()).collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&configs)?);
         return Ok(ExitCode::SUCCESS);
     }
-    println!("photo: {} · {runs} timed runs after 3 warm-ups · median (min) ms", image.display());
+    println!(
+        "photo: {} · {runs} timed runs after 3 warm-ups · median (min) ms",
+        image.display()
+    );
     let label = |c: &ConfigResult| {
         if c.runtime.starts_with("tract") {
             "tract".to_string()
@@ -242,10 +273,19 @@ pub fn run(models: PathBuf, image: Option<PathBuf>, runs: usize, json: bool) -> 
         let mut row = format!("{:<14}", m.model_id);
         for c in &configs {
             let t = &c.models[i].session;
-            row.push_str(&format!("{:>18}", format!("{:.1} ({:.1})", t.median_ms, t.min_ms)));
+            row.push_str(&format!(
+                "{:>18}",
+                format!("{:.1} ({:.1})", t.median_ms, t.min_ms)
+            ));
         }
         for c in configs.iter().skip(1) {
-            row.push_str(&format!("{:>16}", format!("{:.2}x", m.session.median_ms / c.models[i].session.median_ms)));
+            row.push_str(&format!(
+                "{:>16}",
+                format!(
+                    "{:.2}x",
+                    m.session.median_ms / c.models[i].session.median_ms
+                )
+            ));
         }
         println!("{row}");
     }

@@ -5,10 +5,16 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use darkroom_engine::{CardSet, ModelStore, RuntimeOutcome, RuntimeSearch, Sessions, paths, runtime};
+use darkroom_engine::{
+    CardSet, ModelStore, RuntimeOutcome, RuntimeSearch, Sessions, paths, runtime,
+};
 
 #[derive(Debug, Parser)]
-#[command(name = "darkroom", version, about = "Fast photo culling with on-device face models")]
+#[command(
+    name = "darkroom",
+    version,
+    about = "Fast photo culling with on-device face models"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -110,7 +116,11 @@ pub fn models_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
     let runtime = install_runtime();
     let store = ModelStore::new(models_dir(models)?, CardSet::builtin()?);
-    Ok(Sessions::new(runtime, store, darkroom_engine::sessions::default_threads())?)
+    Ok(Sessions::new(
+        runtime,
+        store,
+        darkroom_engine::sessions::default_threads(),
+    )?)
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -122,7 +132,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 println!("{}", outcome.summary());
                 for r in &outcome.rejected {
-                    println!("  rejected {:?}: {}: {}", r.source, r.message, r.path.display());
+                    println!(
+                        "  rejected {:?}: {}: {}",
+                        r.source,
+                        r.message,
+                        r.path.display()
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)

@@ -41,7 +41,12 @@ struct Report<'a> {
 
 /// The preferred installed model for a role: the named one, else `preferred` if present, else
 /// the first card of that role whose file is present.
-pub fn pick_model(store: &ModelStore, role: Role, named: Option<String>, preferred: &str) -> anyhow::Result<String> {
+pub fn pick_model(
+    store: &ModelStore,
+    role: Role,
+    named: Option<String>,
+    preferred: &str,
+) -> anyhow::Result<String> {
     if let Some(id) = named {
         return Ok(id);
     }
@@ -60,7 +65,12 @@ pub fn pick_model(store: &ModelStore, role: Role, named: Option<String>, preferr
 
 pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     let sessions: Sessions = crate::cli::sessions(args.models)?;
-    let detector_id = pick_model(sessions.store(), Role::Detector, args.detector, "scrfd_2.5g")?;
+    let detector_id = pick_model(
+        sessions.store(),
+        Role::Detector,
+        args.detector,
+        "scrfd_2.5g",
+    )?;
     let mut detector = FaceDetector::new(sessions.open(&detector_id, Role::Detector)?)?;
     let mut embedder = if args.embed {
         let id = pick_model(sessions.store(), Role::Embedder, args.embedder, "w600k_mbf")?;

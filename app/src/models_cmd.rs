@@ -55,7 +55,10 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
             } else {
                 for r in rows {
                     let hash = r.sha256.as_deref().map(|h| &h[..12]).unwrap_or("-");
-                    println!("{:<14} {:<10} {:<13} {}", r.model_id, r.role, hash, r.status);
+                    println!(
+                        "{:<14} {:<10} {:<13} {}",
+                        r.model_id, r.role, hash, r.status
+                    );
                 }
             }
             Ok(ExitCode::SUCCESS)

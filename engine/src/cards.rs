@@ -148,7 +148,10 @@ pub enum OutputContract {
     /// Logits over `classes`, in this order.
     Classes { classes: Classes },
     /// YOLO segmentation: boxes + class scores + mask coefficients, and prototype masks.
-    YoloSeg { classes: Classes, mask_protos: usize },
+    YoloSeg {
+        classes: Classes,
+        mask_protos: usize,
+    },
     /// Per-pixel logits over `classes`.
     Semantic { classes: Classes },
 }
@@ -235,11 +238,13 @@ impl CardSet {
                     card.input.colour
                 )));
             }
-            if card.input.std.iter().any(|s| *s == 0.0) {
+            if card.input.std.contains(&0.0) {
                 return Err(invalid(format!("{id}: std must not be zero")));
             }
             if card.input.hw() == (0, 0) {
-                return Err(invalid(format!("{id}: input shape does not match its layout")));
+                return Err(invalid(format!(
+                    "{id}: input shape does not match its layout"
+                )));
             }
             if let Some(h) = &card.sha256
                 && (h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()))
@@ -311,7 +316,14 @@ mod tests {
             assert!(set.by_role(role).count() > 0, "no card for {role}");
         }
         let ids: Vec<String> = set.iter().map(ModelCard::model_id).collect();
-        for id in ["scrfd_500m", "scrfd_2.5g", "scrfd_10g", "w600k_mbf", "fr_feature", "fr_eye"] {
+        for id in [
+            "scrfd_500m",
+            "scrfd_2.5g",
+            "scrfd_10g",
+            "w600k_mbf",
+            "fr_feature",
+            "fr_eye",
+        ] {
             assert!(ids.iter().any(|i| i == id), "missing card {id}");
         }
         let seg = set.get("yolo_seg").expect("yolo card");

@@ -61,7 +61,9 @@ pub enum EngineError {
         actual: Role,
     },
 
-    #[error("model {model_id} must be f32 to serve as an embedder (embeddings stay comparable across backends)")]
+    #[error(
+        "model {model_id} must be f32 to serve as an embedder (embeddings stay comparable across backends)"
+    )]
     EmbedderNotF32 { model_id: String },
 
     #[error("inference failed in {model_id}: {reason}")]

@@ -7,7 +7,8 @@ pub fn data_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("DARKROOM_DATA_DIR").filter(|v| !v.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    directories::ProjectDirs::from("org", "DarkRoom", "darkroom").map(|d| d.data_dir().to_path_buf())
+    directories::ProjectDirs::from("org", "DarkRoom", "darkroom")
+        .map(|d| d.data_dir().to_path_buf())
 }
 
 /// The shared models dir: `DARKROOM_MODELS`, else `<data dir>/models`.

@@ -59,8 +59,13 @@ impl std::fmt::Display for Rejection {
         match self {
             Rejection::Missing { detail } => write!(f, "not found ({detail})"),
             Rejection::NotALibrary { detail } => write!(f, "not a loadable library ({detail})"),
-            Rejection::NoSymbol => write!(f, "no OrtGetApiBase symbol: not an ONNX Runtime library"),
-            Rejection::TooOld { found, required_api } => write!(
+            Rejection::NoSymbol => {
+                write!(f, "no OrtGetApiBase symbol: not an ONNX Runtime library")
+            }
+            Rejection::TooOld {
+                found,
+                required_api,
+            } => write!(
                 f,
                 "ONNX Runtime {found} is too old: this build needs C API {required_api} (ONNX Runtime 1.{required_api} or newer)"
             ),
@@ -107,13 +112,23 @@ impl RuntimeOutcome {
             RuntimeKind::Tract if self.forced_tract => {
                 "tract (forced by DARKROOM_RUNTIME=tract)".to_string()
             }
-            RuntimeKind::Tract => match self.rejected.last() {
-                Some(last) => format!(
-                    "tract (no ONNX Runtime found: {}: {})",
-                    last.message,
-                    last.path.display()
+            // The most telling rejection: a library that was there but unusable says more
+            // than the places where nothing was.
+            RuntimeKind::Tract => match self.rejected.iter().max_by_key(|r| match r.reason {
+                Rejection::Missing { .. } => 0,
+                Rejection::NotALibrary { .. } => 1,
+                Rejection::NoSymbol => 2,
+                Rejection::TooOld { .. } => 3,
+            }) {
+                Some(r) if !matches!(r.reason, Rejection::Missing { .. }) => format!(
+                    "tract (no usable ONNX Runtime: {}: {})",
+                    r.message,
+                    r.path.display()
                 ),
-                None => "tract (no ONNX Runtime found)".to_string(),
+                _ => format!(
+                    "tract (no ONNX Runtime found in {} places)",
+                    self.rejected.len()
+                ),
             },
         }
     }
@@ -235,7 +250,9 @@ pub fn check_candidate(path: &Path) -> Result<AcceptedLibrary, Rejection> {
             "unknown".to_string()
         } else {
             // SAFETY: non-null, NUL-terminated, static.
-            unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+            unsafe { CStr::from_ptr(ptr) }
+                .to_string_lossy()
+                .into_owned()
         }
     };
     // SAFETY: GetApi returns NULL for a version the library does not provide, else a pointer to
@@ -274,7 +291,10 @@ fn candidates_in_dir(dir: &Path) -> Vec<PathBuf> {
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
                 let rest = name.strip_prefix("libonnxruntime.so.")?;
-                let version: Vec<u32> = rest.split('.').map(|p| p.parse().ok()).collect::<Option<_>>()?;
+                let version: Vec<u32> = rest
+                    .split('.')
+                    .map(|p| p.parse().ok())
+                    .collect::<Option<_>>()?;
                 (version.len() > 1).then(|| (version, entry.path()))
             })
             .collect();
@@ -289,7 +309,12 @@ fn candidates_in_dir(dir: &Path) -> Vec<PathBuf> {
 
 /// Walk the search order without installing anything: the first accepted library (if any)
 /// and every rejection before it.
-pub fn search(search: &RuntimeSearch) -> (Option<(CandidateSource, AcceptedLibrary)>, Vec<RejectedCandidate>) {
+pub fn search(
+    search: &RuntimeSearch,
+) -> (
+    Option<(CandidateSource, AcceptedLibrary)>,
+    Vec<RejectedCandidate>,
+) {
     let mut rejected = Vec::new();
     let mut candidates: Vec<(CandidateSource, PathBuf)> = Vec::new();
     if let Some(p) = &search.explicit {
@@ -367,7 +392,9 @@ fn choose_and_install(search_order: &RuntimeSearch) -> RuntimeOutcome {
             } = lib;
             if !ort::set_api(api) {
                 // Someone called ort::set_api behind our back; we cannot know what it is.
-                eprintln!("darkroom: an ONNX Runtime API table was already installed in this process");
+                eprintln!(
+                    "darkroom: an ONNX Runtime API table was already installed in this process"
+                );
             }
             // The table points into the library: it must never be unloaded.
             std::mem::forget(library);
@@ -387,6 +414,10 @@ fn choose_and_install(search_order: &RuntimeSearch) -> RuntimeOutcome {
 
 fn install_floor(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutcome {
     ort::set_api(ort_tract::api());
+    floor_outcome(forced, rejected)
+}
+
+fn floor_outcome(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutcome {
     RuntimeOutcome {
         kind: RuntimeKind::Tract,
         version: TRACT_VERSION.to_string(),
@@ -400,3 +431,47 @@ fn install_floor(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutco
 
 /// ort-tract's version (0.5.0 wraps tract 0.23).
 const TRACT_VERSION: &str = "ort-tract 0.5.0 (tract 0.23)";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(reasons: Vec<Rejection>) -> RuntimeOutcome {
+        floor_outcome(
+            false,
+            reasons
+                .into_iter()
+                .enumerate()
+                .map(|(i, reason)| RejectedCandidate {
+                    source: CandidateSource::DataDir,
+                    path: PathBuf::from(format!("/lib{i}.so")),
+                    message: reason.to_string(),
+                    reason,
+                })
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn summary_names_the_most_telling_rejection() {
+        let missing = || Rejection::Missing {
+            detail: "no such file".into(),
+        };
+        let o = outcome(vec![
+            missing(),
+            Rejection::TooOld {
+                found: "1.23.2".into(),
+                required_api: 24,
+            },
+            missing(),
+        ]);
+        assert_eq!(
+            o.summary(),
+            "tract (no usable ONNX Runtime: ONNX Runtime 1.23.2 is too old: this build needs C API 24 (ONNX Runtime 1.24 or newer): /lib1.so)"
+        );
+        assert_eq!(
+            outcome(vec![missing(), missing()]).summary(),
+            "tract (no ONNX Runtime found in 2 places)"
+        );
+    }
+}

@@ -73,13 +73,14 @@ impl Sessions {
         store: ModelStore,
         threads: usize,
     ) -> Result<Self, EngineError> {
-        let env = ort::init()
-            .with_name("darkroom")
-            .build()
-            .map_err(|e| EngineError::Inference {
-                model_id: "(environment)".to_string(),
-                reason: ort_reason(e),
-            })?;
+        let env =
+            ort::init()
+                .with_name("darkroom")
+                .build()
+                .map_err(|e| EngineError::Inference {
+                    model_id: "(environment)".to_string(),
+                    reason: ort_reason(e),
+                })?;
         Ok(Sessions {
             runtime,
             env,
@@ -114,10 +115,7 @@ impl Sessions {
 
     /// A session for `model_id` serving as `role`, from the verified file in the store.
     pub fn open(&self, model_id: &str, role: Role) -> Result<ModelSession, EngineError> {
-        let card = self.store.cards().get(model_id)?;
-        check_role(card, role)?;
-        let model = self.store.load(model_id)?;
-        self.build(&model, self.threads)
+        self.open_with_threads(model_id, role, self.threads)
     }
 
     /// As [`Sessions::open`] with an explicit thread count (the benchmark compares them).
@@ -155,13 +153,14 @@ impl Sessions {
                 .with_inter_threads(1)
                 .map_err(invalid)?;
         }
-        let session = builder
-            .commit_from_memory(&model.bytes)
-            .map_err(|e| EngineError::ModelInvalid {
-                model_id: id.clone(),
-                reason: ort_reason(e),
-                path: model.path.clone(),
-            })?;
+        let session =
+            builder
+                .commit_from_memory(&model.bytes)
+                .map_err(|e| EngineError::ModelInvalid {
+                    model_id: id.clone(),
+                    reason: ort_reason(e),
+                    path: model.path.clone(),
+                })?;
         let (input_name, input_shape) = check_contract(&session, &model.card, &model.path)?;
         Ok(ModelSession {
             card: model.card.clone(),
@@ -257,7 +256,11 @@ fn check_contract(
             return Err(mismatch(format!(
                 "no input named {} (has {})",
                 card.input.name,
-                inputs.iter().map(|i| i.name()).collect::<Vec<_>>().join(", ")
+                inputs
+                    .iter()
+                    .map(|i| i.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )));
         }
     };
@@ -317,7 +320,9 @@ fn check_contract(
                 crate::cards::Classes::Inline(v) => v.len(),
                 crate::cards::Classes::Named(_) => 0,
             };
-            if outputs.len() != 1 || (n > 0 && last_dim(0).is_some_and(|d| d >= 0 && d as usize != n)) {
+            if outputs.len() != 1
+                || (n > 0 && last_dim(0).is_some_and(|d| d >= 0 && d as usize != n))
+            {
                 return Err(mismatch(format!(
                     "outputs {outputs:?}, a classifier has one output of {n} logits"
                 )));
@@ -366,7 +371,11 @@ impl ModelSession {
         if input.len() != expected {
             return Err(EngineError::Inference {
                 model_id: self.card.model_id(),
-                reason: format!("input has {} values, shape {:?} needs {expected}", input.len(), self.input_shape),
+                reason: format!(
+                    "input has {} values, shape {:?} needs {expected}",
+                    input.len(),
+                    self.input_shape
+                ),
             });
         }
         let tensor = TensorRef::from_array_view((self.input_shape.clone(), input)).map_err(fail)?;

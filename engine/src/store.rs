@@ -189,7 +189,8 @@ impl ModelStore {
                 origin: self.local_cards_path().display().to_string(),
             })?;
             let path = self.local_cards_path();
-            write_atomically(&path, text.as_bytes()).map_err(io("cannot write local model cards", &path))?;
+            write_atomically(&path, text.as_bytes())
+                .map_err(io("cannot write local model cards", &path))?;
         }
         Ok(target)
     }
@@ -245,7 +246,10 @@ mod tests {
         std::fs::write(dir.path().join("fr_eye.onnx"), b"not the model").expect("write");
         let err = s.load("fr_eye").expect_err("mismatch");
         let msg = err.to_string();
-        assert!(msg.contains("1afcea006abc1ccac3c517022abde0aa092bed74ff3c9fe6878483ef9e6e38de"), "{msg}");
+        assert!(
+            msg.contains("1afcea006abc1ccac3c517022abde0aa092bed74ff3c9fe6878483ef9e6e38de"),
+            "{msg}"
+        );
         assert!(msg.contains(&sha256_hex(b"not the model")), "{msg}");
     }
 
@@ -256,7 +260,10 @@ mod tests {
         write_atomically(&p, b"one").expect("write");
         write_atomically(&p, b"two").expect("write");
         assert_eq!(std::fs::read(&p).expect("read"), b"two");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).expect("ls").flatten().collect();
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("ls")
+            .flatten()
+            .collect();
         assert_eq!(names.len(), 1);
     }
 }

@@ -1,26 +1,25 @@
 //! Each candidate check on real files, in process, without installing a runtime.
 
-use std::path::{Path, PathBuf};
+mod support;
 
-use darkroom_engine::runtime::{CandidateSource, Rejection, RuntimeSearch, check_candidate, search};
+use std::path::PathBuf;
+use support::assets;
 
-fn assets() -> PathBuf {
-    let dir = std::env::var_os("DARKROOM_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets-cache"));
-    assert!(dir.join("runtime").is_dir(), "run scripts/fetch-assets: {}", dir.display());
-    dir
-}
+use darkroom_engine::runtime::{
+    CandidateSource, Rejection, RuntimeSearch, check_candidate, search,
+};
 
 #[test]
 fn current_library_is_accepted_with_its_version() {
-    let lib = check_candidate(&assets().join("runtime/libonnxruntime.so.1.31.1")).expect("accepted");
+    let lib =
+        check_candidate(&assets().join("runtime/libonnxruntime.so.1.31.1")).expect("accepted");
     assert_eq!(lib.version, "1.31.1");
 }
 
 #[test]
 fn old_library_is_too_old() {
-    let err = check_candidate(&assets().join("runtime-old/libonnxruntime.so.1.23.2")).expect_err("too old");
+    let err = check_candidate(&assets().join("runtime-old/libonnxruntime.so.1.23.2"))
+        .expect_err("too old");
     assert_eq!(
         err,
         Rejection::TooOld {
@@ -39,14 +38,23 @@ fn missing_text_and_symbol_less_files_are_told_apart() {
     ));
     let text = dir.path().join("libonnxruntime.so");
     std::fs::write(&text, "hello").expect("write");
-    assert!(matches!(check_candidate(&text), Err(Rejection::NotALibrary { .. })));
+    assert!(matches!(
+        check_candidate(&text),
+        Err(Rejection::NotALibrary { .. })
+    ));
     // A real shared library that is not ONNX Runtime.
-    let libm = ["/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib/x86_64-linux-gnu/libm.so.6"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
-        .expect("libm to test the missing-symbol path");
-    assert_eq!(check_candidate(&libm).expect_err("no symbol"), Rejection::NoSymbol);
+    let libm = [
+        "/lib/x86_64-linux-gnu/libm.so.6",
+        "/usr/lib/x86_64-linux-gnu/libm.so.6",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+    .expect("libm to test the missing-symbol path");
+    assert_eq!(
+        check_candidate(&libm).expect_err("no symbol"),
+        Rejection::NoSymbol
+    );
 }
 
 #[test]
@@ -55,8 +63,14 @@ fn search_order_prefers_explicit_then_dirs_and_records_each_rejection() {
     let data_runtime = dir.path().join("runtime");
     std::fs::create_dir_all(&data_runtime).expect("mkdir");
     for (from, name) in [
-        ("runtime-old/libonnxruntime.so.1.23.2", "libonnxruntime.so.1.23.2"),
-        ("runtime/libonnxruntime.so.1.31.1", "libonnxruntime.so.1.31.1"),
+        (
+            "runtime-old/libonnxruntime.so.1.23.2",
+            "libonnxruntime.so.1.23.2",
+        ),
+        (
+            "runtime/libonnxruntime.so.1.31.1",
+            "libonnxruntime.so.1.31.1",
+        ),
     ] {
         std::fs::copy(assets().join(from), data_runtime.join(name)).expect("copy");
     }
@@ -72,5 +86,8 @@ fn search_order_prefers_explicit_then_dirs_and_records_each_rejection() {
     assert_eq!(source, CandidateSource::DataDir);
     assert_eq!(lib.version, "1.31.1", "newest version tried first");
     let sources: Vec<CandidateSource> = rejected.iter().map(|r| r.source).collect();
-    assert_eq!(sources, vec![CandidateSource::Explicit, CandidateSource::ExeDir]);
+    assert_eq!(
+        sources,
+        vec![CandidateSource::Explicit, CandidateSource::ExeDir]
+    );
 }

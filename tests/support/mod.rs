@@ -77,6 +77,9 @@ pub fn run_ok(cmd: &mut Command) -> Output {
 
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!("stdout is not JSON ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
+        panic!(
+            "stdout is not JSON ({e}):\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
     })
 }

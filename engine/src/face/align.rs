@@ -26,7 +26,9 @@ impl Similarity {
     pub fn estimate(src: &[[f32; 2]], dst: &[[f32; 2]]) -> Similarity {
         let n = src.len().min(dst.len()).max(1) as f64;
         let mean = |pts: &[[f32; 2]]| {
-            let (sx, sy) = pts.iter().fold((0.0, 0.0), |(x, y), p| (x + p[0] as f64, y + p[1] as f64));
+            let (sx, sy) = pts
+                .iter()
+                .fold((0.0, 0.0), |(x, y), p| (x + p[0] as f64, y + p[1] as f64));
             (sx / n, sy / n)
         };
         let (msx, msy) = mean(src);
@@ -39,7 +41,11 @@ impl Similarity {
             num_b += sx * dy - sy * dx;
             den += sx * sx + sy * sy;
         }
-        let (a, b) = if den > 0.0 { (num_a / den, num_b / den) } else { (1.0, 0.0) };
+        let (a, b) = if den > 0.0 {
+            (num_a / den, num_b / den)
+        } else {
+            (1.0, 0.0)
+        };
         Similarity {
             a,
             b,
@@ -49,7 +55,10 @@ impl Similarity {
     }
 
     pub fn apply(&self, p: [f64; 2]) -> [f64; 2] {
-        [self.a * p[0] - self.b * p[1] + self.tx, self.b * p[0] + self.a * p[1] + self.ty]
+        [
+            self.a * p[0] - self.b * p[1] + self.tx,
+            self.b * p[0] + self.a * p[1] + self.ty,
+        ]
     }
 
     pub fn inverse(&self) -> Similarity {
@@ -68,29 +77,51 @@ impl Similarity {
 /// bilinear, pixel centres at +0.5, black outside the photo.
 pub fn warp_affine_rgb(src: &RgbImage, to_src: &Similarity, size: u32) -> RgbImage {
     let (w, h) = (src.width() as i64, src.height() as i64);
+    let stride = w as usize * 3;
     let raw = src.as_raw();
-    let mut out = RgbImage::new(size, size);
-    for (x, y, px) in out.enumerate_pixels_mut() {
-        let [sx, sy] = to_src.apply([x as f64 + 0.5, y as f64 + 0.5]);
-        let (fx, fy) = (sx - 0.5, sy - 0.5);
-        let (x0, y0) = (fx.floor() as i64, fy.floor() as i64);
-        let (ax, ay) = (fx - x0 as f64, fy - y0 as f64);
-        let mut acc = [0.0f64; 3];
-        for (dy, wy) in [(0, 1.0 - ay), (1, ay)] {
-            for (dx, wx) in [(0, 1.0 - ax), (1, ax)] {
-                let (cx, cy) = (x0 + dx, y0 + dy);
-                if cx < 0 || cy < 0 || cx >= w || cy >= h {
-                    continue;
-                }
-                let i = ((cy * w + cx) * 3) as usize;
+    let mut out = vec![0u8; size as usize * size as usize * 3];
+    // The map is affine: step along a row by (a, b), down a column by (-b, a).
+    let (a, b) = (to_src.a, to_src.b);
+    for (y, row) in out.chunks_exact_mut(size as usize * 3).enumerate() {
+        let [mut sx, mut sy] = to_src.apply([0.5, y as f64 + 0.5]);
+        sx -= 0.5;
+        sy -= 0.5;
+        for px in row.chunks_exact_mut(3) {
+            // Truncation stands in for floor (a libm call without SSE4.1): exact for x >= 0,
+            // and below zero the taps fall outside the photo and are black either way.
+            let (x0, y0) = (sx as i64 - (sx < 0.0) as i64, sy as i64 - (sy < 0.0) as i64);
+            let (ax, ay) = ((sx - x0 as f64) as f32, (sy - y0 as f64) as f32);
+            if x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h {
+                let i = y0 as usize * stride + x0 as usize * 3;
+                let (top, bottom) = (&raw[i..i + 6], &raw[i + stride..i + stride + 6]);
                 for c in 0..3 {
-                    acc[c] += raw[i + c] as f64 * wx * wy;
+                    let t = top[c] as f32 + (top[c + 3] as f32 - top[c] as f32) * ax;
+                    let bt = bottom[c] as f32 + (bottom[c + 3] as f32 - bottom[c] as f32) * ax;
+                    px[c] = (t + (bt - t) * ay + 0.5) as u8;
+                }
+            } else {
+                // Edge of the photo: weight only the taps that exist (black beyond).
+                let mut acc = [0.0f32; 3];
+                for (dy, wy) in [(0, 1.0 - ay), (1, ay)] {
+                    for (dx, wx) in [(0, 1.0 - ax), (1, ax)] {
+                        let (cx, cy) = (x0 + dx, y0 + dy);
+                        if cx >= 0 && cy >= 0 && cx < w && cy < h {
+                            let i = cy as usize * stride + cx as usize * 3;
+                            for c in 0..3 {
+                                acc[c] += raw[i + c] as f32 * wx * wy;
+                            }
+                        }
+                    }
+                }
+                for c in 0..3 {
+                    px[c] = (acc[c] + 0.5).min(255.0) as u8;
                 }
             }
+            sx += a;
+            sy += b;
         }
-        *px = image::Rgb(acc.map(|v| v.round().clamp(0.0, 255.0) as u8));
     }
-    out
+    RgbImage::from_raw(size, size, out).unwrap_or_else(|| RgbImage::new(size, size))
 }
 
 #[cfg(test)]
@@ -99,7 +130,12 @@ mod tests {
 
     #[test]
     fn recovers_a_known_similarity() {
-        let truth = Similarity { a: 0.8, b: 0.3, tx: 12.0, ty: -4.0 };
+        let truth = Similarity {
+            a: 0.8,
+            b: 0.3,
+            tx: 12.0,
+            ty: -4.0,
+        };
         let src: Vec<[f32; 2]> = ARCFACE_TEMPLATE.to_vec();
         let dst: Vec<[f32; 2]> = src
             .iter()
@@ -109,8 +145,14 @@ mod tests {
             })
             .collect();
         let est = Similarity::estimate(&src, &dst);
-        assert!((est.a - truth.a).abs() < 1e-5 && (est.b - truth.b).abs() < 1e-5, "{est:?}");
-        assert!((est.tx - truth.tx).abs() < 1e-3 && (est.ty - truth.ty).abs() < 1e-3, "{est:?}");
+        assert!(
+            (est.a - truth.a).abs() < 1e-5 && (est.b - truth.b).abs() < 1e-5,
+            "{est:?}"
+        );
+        assert!(
+            (est.tx - truth.tx).abs() < 1e-3 && (est.ty - truth.ty).abs() < 1e-3,
+            "{est:?}"
+        );
         let back = est.inverse().apply(est.apply([3.0, 7.0]));
         assert!((back[0] - 3.0).abs() < 1e-9 && (back[1] - 7.0).abs() < 1e-9);
     }
@@ -119,7 +161,12 @@ mod tests {
     fn identity_warp_copies_pixels() {
         let mut img = RgbImage::new(4, 4);
         img.put_pixel(1, 2, image::Rgb([9, 99, 199]));
-        let id = Similarity { a: 1.0, b: 0.0, tx: 0.0, ty: 0.0 };
+        let id = Similarity {
+            a: 1.0,
+            b: 0.0,
+            tx: 0.0,
+            ty: 0.0,
+        };
         let out = warp_affine_rgb(&img, &id, 4);
         assert_eq!(out, img);
     }

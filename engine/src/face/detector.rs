@@ -93,7 +93,11 @@ impl FaceDetector {
     }
 
     /// Decode the heads into faces in the photo's coordinates.
-    pub fn decode(&self, outputs: &[Output], prepared: &Prepared) -> Result<Vec<Face>, EngineError> {
+    pub fn decode(
+        &self,
+        outputs: &[Output],
+        prepared: &Prepared,
+    ) -> Result<Vec<Face>, EngineError> {
         let (in_h, in_w) = self.session.card.input.hw();
         let bad = |reason: String| EngineError::Inference {
             model_id: self.session.model_id(),
@@ -116,7 +120,11 @@ impl FaceDetector {
                 outputs
                     .iter()
                     .find(|o| o.data.len() == rows * width && o.shape.last() == Some(&width))
-                    .ok_or_else(|| bad(format!("no {width}-wide head with {rows} rows for stride {stride}")))
+                    .ok_or_else(|| {
+                        bad(format!(
+                            "no {width}-wide head with {rows} rows for stride {stride}"
+                        ))
+                    })
             };
             let score = head(Head::Score)?;
             let bbox = head(Head::Bbox)?;

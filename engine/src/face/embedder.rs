@@ -19,7 +19,11 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
     let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
     let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
     let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
-    if na == 0.0 || nb == 0.0 { 0.0 } else { dot / (na * nb) }
+    if na == 0.0 || nb == 0.0 {
+        0.0
+    } else {
+        dot / (na * nb)
+    }
 }
 
 impl FaceEmbedder {
@@ -56,7 +60,11 @@ impl FaceEmbedder {
     }
 
     /// Embed the face with these landmarks; the result has unit length.
-    pub fn embed(&mut self, img: &RgbImage, landmarks: &[[f32; 2]; 5]) -> Result<Vec<f32>, EngineError> {
+    pub fn embed(
+        &mut self,
+        img: &RgbImage,
+        landmarks: &[[f32; 2]; 5],
+    ) -> Result<Vec<f32>, EngineError> {
         let crop = self.align(img, landmarks);
         self.embed_aligned(&crop)
     }
@@ -74,7 +82,11 @@ impl FaceEmbedder {
         if v.len() != self.dim {
             return Err(EngineError::Inference {
                 model_id: self.session.model_id(),
-                reason: format!("embedding has {} values, the card says {}", v.len(), self.dim),
+                reason: format!(
+                    "embedding has {} values, the card says {}",
+                    v.len(),
+                    self.dim
+                ),
             });
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

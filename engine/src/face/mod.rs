@@ -12,7 +12,7 @@ pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
 pub use nms::{iou, nms};
-pub use tensor::{letterbox_top_left, normalise_nchw};
+pub use tensor::{letterbox_top_left, normalise_nchw, resize_bilinear};
 
 use serde::{Deserialize, Serialize};
 
