@@ -62,6 +62,28 @@ pub struct Output {
     pub data: Vec<f32>,
 }
 
+/// The process's one ort environment: both runtimes allow only one per process, and every
+/// `Sessions` shares it.
+fn shared_environment() -> Result<ort::environment::Environment, EngineError> {
+    static ENV: std::sync::Mutex<Option<ort::environment::Environment>> =
+        std::sync::Mutex::new(None);
+    let mut slot = ENV
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(env) = slot.as_ref() {
+        return Ok(env.clone());
+    }
+    let env = ort::init()
+        .with_name("darkroom")
+        .build()
+        .map_err(|e| EngineError::Inference {
+            model_id: "(environment)".to_string(),
+            reason: ort_reason(e),
+        })?;
+    *slot = Some(env.clone());
+    Ok(env)
+}
+
 fn ort_reason(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
@@ -73,14 +95,7 @@ impl Sessions {
         store: ModelStore,
         threads: usize,
     ) -> Result<Self, EngineError> {
-        let env =
-            ort::init()
-                .with_name("darkroom")
-                .build()
-                .map_err(|e| EngineError::Inference {
-                    model_id: "(environment)".to_string(),
-                    reason: ort_reason(e),
-                })?;
+        let env = shared_environment()?;
         Ok(Sessions {
             runtime,
             env,

@@ -38,7 +38,9 @@ fn tract_sessions_detect_and_embed_in_process() {
         assets().join("models"),
         CardSet::builtin().expect("cards"),
     ));
-    assert!(again.is_ok(), "tract again is the same runtime");
+    if let Err(e) = &again {
+        panic!("tract again is the same runtime: {e}");
+    }
     let other = darkroom_engine::runtime::install(&darkroom_engine::RuntimeSearch {
         explicit: Some(assets().join("runtime/libonnxruntime.so.1.31.1")),
         ..Default::default()
