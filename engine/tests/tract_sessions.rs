@@ -33,7 +33,8 @@ fn tract_sessions_detect_and_embed_in_process() {
     assert_eq!(v.len(), 512);
     assert!((norm - 1.0).abs() < 1e-4, "unit length, got {norm}");
 
-    // The runtime is once per process: a request for another one is an error.
+    // The runtime is once per process: a second Sessions shares it, and a later install
+    // request keeps the runtime already chosen.
     let again = Sessions::tract(ModelStore::new(
         assets().join("models"),
         CardSet::builtin().expect("cards"),
