@@ -22,12 +22,29 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Which inference runtime this machine has, and why.
+    /// Which inference runtime and backend this machine has, and why: every rung of the
+    /// ladder tried, its outcome, timings and reason, and whether it came from the cache.
     Probe {
         /// Print the outcome as JSON.
         #[arg(long)]
         json: bool,
+        /// Ignore the probe cache and time every rung again.
+        #[arg(long)]
+        reprobe: bool,
+        /// Wait for the selected rung's engines to build (progress on stderr).
+        #[arg(long)]
+        engines: bool,
+        #[arg(long)]
+        models: Option<PathBuf>,
     },
+    /// Force a lower backend, or go back to automatic (persisted; DARKROOM_BACKEND wins).
+    Backend {
+        #[command(subcommand)]
+        command: BackendCommand,
+    },
+    /// One probe or engine build in this process (spawned by the backend ladder).
+    #[command(hide = true, name = "ladder-worker")]
+    LadderWorker { request: String },
     /// Find faces in photos.
     Faces {
         /// Models directory (default: DARKROOM_MODELS, else the app data dir's models/).
@@ -83,6 +100,14 @@ pub enum Command {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum BackendCommand {
+    /// Always use RUNG (tensorrt, cuda, cpu or tract) when it is below the chosen one.
+    Force { rung: String },
+    /// Let the probe choose.
+    Auto,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum ModelsCommand {
     /// Every model card, and whether its file is installed and verifies.
     List {
@@ -102,9 +127,19 @@ pub enum ModelsCommand {
     },
 }
 
-/// Choose and install this process's runtime (once).
+/// Choose and install this process's runtime (once). A backend override of `tract`
+/// (DARKROOM_BACKEND or the persisted setting) starts the process on tract.
 pub fn install_runtime() -> &'static RuntimeOutcome {
-    runtime::install(&RuntimeSearch::from_env(paths::data_dir().as_deref()))
+    let mut search = RuntimeSearch::from_env(paths::data_dir().as_deref());
+    let forced_tract = paths::inference_dir()
+        .and_then(|dir| {
+            darkroom_engine::ladder::backend::override_from(&dir)
+                .ok()
+                .flatten()
+        })
+        .is_some_and(|o| o.rung == darkroom_engine::Rung::Tract);
+    search.force_tract |= forced_tract;
+    runtime::install(&search)
 }
 
 /// The models dir from `--models`, else DARKROOM_MODELS, else the data dir.
@@ -125,23 +160,17 @@ pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Probe { json } => {
-            let outcome = install_runtime();
-            if json {
-                println!("{}", serde_json::to_string_pretty(outcome)?);
-            } else {
-                println!("{}", outcome.summary());
-                for r in &outcome.rejected {
-                    println!(
-                        "  rejected {:?}: {}: {}",
-                        r.source,
-                        r.message,
-                        r.path.display()
-                    );
-                }
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Probe {
+            json,
+            reprobe,
+            engines,
+            models,
+        } => crate::backend_cmd::probe(models, json, reprobe, engines),
+        Command::Backend { command } => crate::backend_cmd::set_override(match &command {
+            BackendCommand::Force { rung } => Some(rung.as_str()),
+            BackendCommand::Auto => None,
+        }),
+        Command::LadderWorker { request } => Ok(crate::backend_cmd::worker(&request)),
         Command::Faces {
             models,
             detector,

@@ -1,6 +1,7 @@
 //! `darkroom`: the culling app's binary. Until the GUI lands this is the command line: runtime
 //! probe, face detection, model import and the benchmark.
 
+mod backend_cmd;
 mod bench;
 mod cli;
 mod faces_cmd;

@@ -66,6 +66,20 @@ pub enum EngineError {
     )]
     EmbedderNotF32 { model_id: String },
 
+    #[error("{rung} refused model {model_id}: {reason}")]
+    Provider {
+        model_id: String,
+        rung: crate::ladder::Rung,
+        reason: String,
+    },
+
+    #[error("{name} is invalid: {reason}: {}", path.display())]
+    Setting {
+        name: &'static str,
+        reason: String,
+        path: PathBuf,
+    },
+
     #[error("inference failed in {model_id}: {reason}")]
     Inference { model_id: String, reason: String },
 

@@ -5,6 +5,7 @@ pub mod cards;
 pub mod error;
 pub mod face;
 pub mod image_io;
+pub mod ladder;
 pub mod paths;
 pub mod runtime;
 pub mod sessions;
@@ -12,6 +13,7 @@ pub mod store;
 
 pub use cards::{CardSet, ModelCard, NumericForm, Role};
 pub use error::EngineError;
+pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Rung};
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
 pub use sessions::{ModelSession, Sessions};
 pub use store::ModelStore;

@@ -18,3 +18,12 @@ pub fn models_dir() -> Option<PathBuf> {
     }
     data_dir().map(|d| d.join("models"))
 }
+
+/// The inference dir, beside the models dir: the probe cache, the backend setting and the
+/// compiled engines. `DARKROOM_INFERENCE_DIR`, else `<data dir>/inference`.
+pub fn inference_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DARKROOM_INFERENCE_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    data_dir().map(|d| d.join("inference"))
+}

@@ -17,7 +17,7 @@ use serde::Serialize;
 pub const REQUIRED_API: u32 = ort::sys::ORT_API_VERSION;
 
 /// Which implementation of the ONNX Runtime API the process runs on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RuntimeKind {
     /// A dynamically loaded ONNX Runtime library.
@@ -426,6 +426,143 @@ fn floor_outcome(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutco
         library_source: None,
         forced_tract: forced,
         rejected,
+    }
+}
+
+/// The NVIDIA GPU the CUDA driver reports as device 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct NvidiaGpu {
+    pub name: String,
+    /// `8.6` for an RTX 30xx.
+    pub compute_capability: String,
+    /// The CUDA version the driver supports (`12.4`), and on Linux the kernel driver's own
+    /// version (`550.54.14`) when `/proc` has it.
+    pub driver_version: String,
+}
+
+/// The CUDA driver library names, by platform.
+const CUDA_DRIVER_NAMES: &[&str] = if cfg!(windows) {
+    &["nvcuda.dll"]
+} else {
+    &["libcuda.so.1", "libcuda.so"]
+};
+
+/// TensorRT's core library, newest major first.
+const TENSORRT_NAMES: &[&str] = if cfg!(windows) {
+    &["nvinfer_10.dll", "nvinfer.dll"]
+} else {
+    &["libnvinfer.so.10", "libnvinfer.so.8", "libnvinfer.so"]
+};
+
+fn open_first(names: &[&str]) -> Option<libloading::Library> {
+    names.iter().find_map(|name| {
+        // SAFETY: vendor driver libraries by their documented names; see check_candidate.
+        unsafe { libloading::Library::new(name) }.ok()
+    })
+}
+
+/// Ask the CUDA driver (dlopened, never linked) for device 0. `Ok(None)` when there is no
+/// driver or no device, which is the common case. Runs vendor code that can hang or crash on a
+/// wedged driver, so the app calls it only in a probe child process.
+pub fn query_nvidia_gpu() -> Result<Option<NvidiaGpu>, String> {
+    let Some(lib) = open_first(CUDA_DRIVER_NAMES) else {
+        return Ok(None);
+    };
+    type Init = unsafe extern "system" fn(u32) -> i32;
+    type GetInt = unsafe extern "system" fn(*mut i32) -> i32;
+    type DeviceGet = unsafe extern "system" fn(*mut i32, i32) -> i32;
+    type DeviceName = unsafe extern "system" fn(*mut c_char, i32, i32) -> i32;
+    type DeviceAttr = unsafe extern "system" fn(*mut i32, i32, i32) -> i32;
+    const CC_MAJOR: i32 = 75;
+    const CC_MINOR: i32 = 76;
+    let sym = |name: &[u8]| String::from_utf8_lossy(&name[..name.len() - 1]).into_owned();
+    // SAFETY: the CUDA driver API's documented signatures (cuda.h); every out-pointer is a
+    // valid local, and the name buffer's length is passed with it.
+    unsafe {
+        let init = lib.get::<Init>(b"cuInit\0").map_err(|_| sym(b"cuInit\0"))?;
+        let version = lib
+            .get::<GetInt>(b"cuDriverGetVersion\0")
+            .map_err(|_| sym(b"cuDriverGetVersion\0"))?;
+        let count = lib
+            .get::<GetInt>(b"cuDeviceGetCount\0")
+            .map_err(|_| sym(b"cuDeviceGetCount\0"))?;
+        let device_get = lib
+            .get::<DeviceGet>(b"cuDeviceGet\0")
+            .map_err(|_| sym(b"cuDeviceGet\0"))?;
+        let device_name = lib
+            .get::<DeviceName>(b"cuDeviceGetName\0")
+            .map_err(|_| sym(b"cuDeviceGetName\0"))?;
+        let attr = lib
+            .get::<DeviceAttr>(b"cuDeviceGetAttribute\0")
+            .map_err(|_| sym(b"cuDeviceGetAttribute\0"))?;
+        let rc = init(0);
+        if rc != 0 {
+            return Err(format!("cuInit failed with CUDA error {rc}"));
+        }
+        let mut n = 0;
+        if count(&mut n) != 0 || n < 1 {
+            return Ok(None);
+        }
+        let mut dev = 0;
+        let rc = device_get(&mut dev, 0);
+        if rc != 0 {
+            return Err(format!("cuDeviceGet failed with CUDA error {rc}"));
+        }
+        let mut buf = [0 as c_char; 256];
+        let name = if device_name(buf.as_mut_ptr(), buf.len() as i32, dev) == 0 {
+            CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
+        } else {
+            "unknown NVIDIA GPU".to_string()
+        };
+        let (mut major, mut minor) = (0, 0);
+        attr(&mut major, CC_MAJOR, dev);
+        attr(&mut minor, CC_MINOR, dev);
+        let mut v = 0;
+        version(&mut v);
+        let mut driver_version = format!("CUDA {}.{}", v / 1000, (v % 1000) / 10);
+        if let Some(kernel) = linux_kernel_driver_version() {
+            driver_version = format!("{kernel} ({driver_version})");
+        }
+        Ok(Some(NvidiaGpu {
+            name,
+            compute_capability: format!("{major}.{minor}"),
+            driver_version,
+        }))
+    }
+}
+
+/// `550.54.14` from `/proc/driver/nvidia/version`, where there is one.
+fn linux_kernel_driver_version() -> Option<String> {
+    let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
+    let line = text.lines().next()?;
+    let after = line.split("Kernel Module").nth(1)?;
+    after.split_whitespace().next().map(str::to_string)
+}
+
+/// TensorRT's version (`10.3.0`) from its core library, when the loader can find one.
+pub fn query_tensorrt_version() -> Option<String> {
+    let lib = open_first(TENSORRT_NAMES)?;
+    type GetVersion = unsafe extern "C" fn() -> i32;
+    // SAFETY: `getInferLibVersion` takes nothing and returns an int in every TensorRT release.
+    let v = unsafe {
+        let f = lib.get::<GetVersion>(b"getInferLibVersion\0").ok()?;
+        f()
+    };
+    // TensorRT 10 encodes major*10000 + minor*100 + patch; 8.x encoded major*1000 + minor*100.
+    Some(if v >= 10000 {
+        format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
+    } else {
+        format!("{}.{}.{}", v / 1000, (v / 100) % 10, v % 100)
+    })
+}
+
+/// Lower this process's scheduling priority so probes and engine builds yield to the app and
+/// its index job. Best effort: a refusal leaves the priority as it was.
+pub fn lower_process_priority() {
+    #[cfg(unix)]
+    // SAFETY: setpriority on our own process with a positive (nicer) value has no memory effects.
+    unsafe {
+        libc::setpriority(libc::PRIO_PROCESS as _, 0, 10);
     }
 }
 

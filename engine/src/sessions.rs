@@ -11,6 +11,8 @@ use ort::value::TensorRef;
 
 use crate::cards::{ModelCard, NumericForm, OutputContract, Role};
 use crate::error::EngineError;
+use crate::ladder::fake;
+use crate::ladder::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
 
@@ -49,6 +51,8 @@ impl std::fmt::Debug for Sessions {
 pub struct ModelSession {
     pub card: ModelCard,
     pub sha256: String,
+    /// Where it runs.
+    pub placement: Placement,
     session: Session,
     input_name: String,
     input_shape: Vec<usize>,
@@ -143,10 +147,40 @@ impl Sessions {
         let card = self.store.cards().get(model_id)?;
         check_role(card, role)?;
         let model = self.store.load(model_id)?;
-        self.build(&model, threads.max(1))
+        self.build(&model, threads.max(1), &Placement::floor(self.runtime.kind))
     }
 
-    fn build(&self, model: &VerifiedModel, threads: usize) -> Result<ModelSession, EngineError> {
+    /// A session for `model_id` on `placement`: the rung's provider registered so that a
+    /// provider that cannot load is an error in its own words, never a silent CPU session.
+    pub fn open_placed(
+        &self,
+        model_id: &str,
+        role: Role,
+        placement: &Placement,
+    ) -> Result<ModelSession, EngineError> {
+        let card = self.store.cards().get(model_id)?;
+        check_role(card, role)?;
+        if role == Role::Embedder && placement.precision != Precision::F32 {
+            return Err(EngineError::EmbedderNotF32 {
+                model_id: model_id.to_string(),
+            });
+        }
+        let model = self.store.load(model_id)?;
+        let threads = if placement.rung == Rung::OrtCpu {
+            self.threads
+        } else {
+            // A GPU rung's CPU side only feeds the device.
+            1
+        };
+        self.build(&model, threads, placement)
+    }
+
+    fn build(
+        &self,
+        model: &VerifiedModel,
+        threads: usize,
+        placement: &Placement,
+    ) -> Result<ModelSession, EngineError> {
         let id = model.card.model_id();
         let invalid = |e: ort::Error<_>| EngineError::ModelInvalid {
             model_id: id.clone(),
@@ -161,6 +195,53 @@ impl Sessions {
             // tract is 2-6x slower without it; ORT fuses conv+bn+relu at this level.
             .with_optimization_level(GraphOptimizationLevel::Level3)
             .map_err(invalid)?;
+        let floor = Rung::floor(self.runtime.kind);
+        match placement.rung {
+            Rung::OrtCpu | Rung::Tract if placement.rung == floor => {}
+            Rung::OrtCpu | Rung::Tract => {
+                return Err(EngineError::RuntimeMismatch {
+                    wanted: placement.rung.setting_name(),
+                    installed: self.runtime.summary(),
+                });
+            }
+            Rung::Cuda => {
+                builder = builder
+                    .with_execution_providers([ort::ep::CUDA::default().build().error_on_failure()])
+                    .map_err(|e| provider_error(&id, placement.rung, e))?;
+            }
+            Rung::TensorRt => {
+                let mut trt = ort::ep::TensorRT::default()
+                    .with_fp16(placement.precision == Precision::Fp16)
+                    .with_max_workspace_size((placement.workspace_mb as usize) << 20);
+                if let Some(dir) = &placement.engine_dir {
+                    let dir = dir.to_string_lossy().into_owned();
+                    trt = trt
+                        .with_engine_cache(true)
+                        .with_engine_cache_path(&dir)
+                        .with_timing_cache(true)
+                        .with_timing_cache_path(&dir);
+                }
+                // Nodes TensorRT declines go to CUDA, not silently to the CPU.
+                builder = builder
+                    .with_execution_providers([
+                        trt.build().error_on_failure(),
+                        ort::ep::CUDA::default().build().error_on_failure(),
+                    ])
+                    .map_err(|e| provider_error(&id, placement.rung, e))?;
+            }
+            Rung::SimulatedGpu => {
+                // The simulated GPU computes on the CPU; its engine is checked like a real one.
+                if let Some(dir) = &placement.engine_dir {
+                    fake::check_engine(dir, &model.sha256).map_err(|reason| {
+                        EngineError::Provider {
+                            model_id: id.clone(),
+                            rung: placement.rung,
+                            reason,
+                        }
+                    })?;
+                }
+            }
+        }
         if self.runtime.kind == RuntimeKind::OnnxRuntime {
             builder = builder
                 .with_intra_threads(threads)
@@ -180,6 +261,7 @@ impl Sessions {
         Ok(ModelSession {
             card: model.card.clone(),
             sha256: model.sha256.clone(),
+            placement: placement.clone(),
             session,
             input_name,
             input_shape,
@@ -218,11 +300,23 @@ impl Sessions {
                 model_id: model_id.to_string(),
             });
         }
-        self.build(&candidate, 1)?;
+        self.build(&candidate, 1, &Placement::floor(self.runtime.kind))?;
         let path = self
             .store
             .install_imported(&card, &candidate.bytes, &candidate.sha256, file)?;
         Ok(VerifiedModel { path, ..candidate })
+    }
+}
+
+fn provider_error(
+    model_id: &str,
+    rung: Rung,
+    e: ort::Error<ort::session::builder::SessionBuilder>,
+) -> EngineError {
+    EngineError::Provider {
+        model_id: model_id.to_string(),
+        rung,
+        reason: ort_reason(e),
     }
 }
 
@@ -369,6 +463,10 @@ fn check_contract(
 impl ModelSession {
     pub fn model_id(&self) -> String {
         self.card.model_id()
+    }
+
+    pub fn rung(&self) -> Rung {
+        self.placement.rung
     }
 
     /// The concrete input shape this session is fed.

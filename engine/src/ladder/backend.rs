@@ -1,0 +1,859 @@
+//! The ladder at run time: one `Backend` per process, started at launch. Its thread resolves
+//! the probe (from the cache or by walking the ladder in workers) and then builds engines;
+//! meanwhile every request is answered by the floor, so nothing waits for it. Jobs take a
+//! [`JobPin`] when they start and get every session from it, so a backend never changes under a
+//! running job (spec §4, §6).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::cache::{self, CacheFile, CacheMiss, EngineFailure};
+use super::child::{self, ChildEnd, Launcher};
+use super::device::{self, DeviceIdentity, ProbeInputs, RuntimeIdentity};
+use super::engines::{self, EngineDir, EngineSpec};
+use super::fake::{self, FakeGpu};
+use super::probe::{self, ProbeResult, RungOutcome, RungState, Walk, WorkerRequest};
+use super::rungs::{self, DEFAULT_WORKSPACE_MB, Placement, Platform, Rung, precision_for};
+use crate::cards::Role;
+use crate::error::EngineError;
+use crate::runtime::{RuntimeKind, RuntimeOutcome};
+use crate::sessions::{ModelSession, Sessions};
+use crate::store::{ModelStore, write_atomically};
+
+/// Where an override came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OverrideSource {
+    /// `DARKROOM_BACKEND`.
+    Environment,
+    /// The persisted setting (Settings, `darkroom backend force`).
+    Setting,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Override {
+    pub rung: Rung,
+    pub source: OverrideSource,
+}
+
+/// The persisted backend setting, beside the probe cache.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendSettings {
+    /// A rung to force, or None for automatic.
+    pub force: Option<Rung>,
+}
+
+pub const SETTINGS_FILE: &str = "backend-settings.json";
+
+impl BackendSettings {
+    pub fn load(inference_dir: &Path) -> Result<Self, EngineError> {
+        let path = inference_dir.join(SETTINGS_FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| EngineError::Setting {
+                name: "backend setting",
+                reason: e.to_string(),
+                path,
+            }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(EngineError::Io {
+                what: "cannot read the backend setting",
+                path,
+                source,
+            }),
+        }
+    }
+
+    pub fn store(&self, inference_dir: &Path) -> Result<(), EngineError> {
+        let path = inference_dir.join(SETTINGS_FILE);
+        let io = |source| EngineError::Io {
+            what: "cannot write the backend setting",
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(inference_dir).map_err(io)?;
+        let bytes = serde_json::to_vec_pretty(self).map_err(|e| io(std::io::Error::other(e)))?;
+        write_atomically(&path, &bytes).map_err(io)
+    }
+}
+
+/// The override in force: `DARKROOM_BACKEND` first, else the persisted setting.
+pub fn override_from(inference_dir: &Path) -> Result<Option<Override>, EngineError> {
+    if let Ok(v) = std::env::var("DARKROOM_BACKEND")
+        && !v.trim().is_empty()
+        && !v.trim().eq_ignore_ascii_case("auto")
+    {
+        let rung = Rung::from_setting(&v).ok_or_else(|| EngineError::Setting {
+            name: "DARKROOM_BACKEND",
+            reason: format!("unknown backend {v:?} (tensorrt, cuda, cpu, tract or auto)"),
+            path: PathBuf::from("(environment)"),
+        })?;
+        return Ok(Some(Override {
+            rung,
+            source: OverrideSource::Environment,
+        }));
+    }
+    Ok(BackendSettings::load(inference_dir)?
+        .force
+        .map(|rung| Override {
+            rung,
+            source: OverrideSource::Setting,
+        }))
+}
+
+/// How the backend is set up for this process.
+#[derive(Debug, Clone)]
+pub struct BackendConfig {
+    /// Holds the probe cache, the setting and the engines (beside the models dir).
+    pub inference_dir: PathBuf,
+    pub launcher: Launcher,
+    /// Ignore the cache and probe again (`darkroom probe --reprobe`).
+    pub reprobe: bool,
+    pub forced: Option<Override>,
+    /// Per probe worker (a cold TensorRT probe takes tens of seconds).
+    pub probe_limit: Duration,
+    /// Per engine build.
+    pub engine_limit: Duration,
+    pub workspace_mb: u64,
+    pub fake: Option<FakeGpu>,
+}
+
+fn env_number(name: &'static str, default: u64) -> Result<u64, EngineError> {
+    match std::env::var(name) {
+        Ok(v) if !v.trim().is_empty() => v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| EngineError::Setting {
+                name,
+                reason: format!("expected a positive whole number, found {v:?}"),
+                path: PathBuf::from("(environment)"),
+            }),
+        _ => Ok(default),
+    }
+}
+
+impl BackendConfig {
+    /// From the environment: `DARKROOM_BACKEND`, `DARKROOM_PROBE_TIMEOUT_S` (120),
+    /// `DARKROOM_ENGINE_TIMEOUT_S` (1800), `DARKROOM_TRT_WORKSPACE_MB` (512), and the test
+    /// provider's `DARKROOM_FAKE_GPU` where the build has it.
+    pub fn from_env(inference_dir: PathBuf, launcher: Launcher) -> Result<Self, EngineError> {
+        let fake = fake::from_env().map_err(|reason| EngineError::Setting {
+            name: fake::ENV,
+            reason,
+            path: PathBuf::from("(environment)"),
+        })?;
+        Ok(BackendConfig {
+            forced: override_from(&inference_dir)?,
+            inference_dir,
+            launcher,
+            reprobe: false,
+            probe_limit: Duration::from_secs(env_number("DARKROOM_PROBE_TIMEOUT_S", 120)?),
+            engine_limit: Duration::from_secs(env_number("DARKROOM_ENGINE_TIMEOUT_S", 1800)?),
+            workspace_mb: env_number("DARKROOM_TRT_WORKSPACE_MB", DEFAULT_WORKSPACE_MB)?,
+            fake,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// The probe has not reported: the floor serves.
+    Probing,
+    /// The probe's answer is in (engines may still be building).
+    Ready,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum EngineState {
+    Waiting,
+    Building,
+    Ready { dir: PathBuf },
+    Failed { reason: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EngineStatus {
+    #[serde(flatten)]
+    pub spec: EngineSpec,
+    #[serde(flatten)]
+    pub state: EngineState,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    ladder: Vec<Rung>,
+    platform: Option<Platform>,
+    inputs: Option<ProbeInputs>,
+    cached: Option<CacheFile>,
+    from_cache: bool,
+    cache_miss: Option<CacheMiss>,
+    cache_error: Option<String>,
+    engines: Vec<EngineStatus>,
+}
+
+struct Shared {
+    runtime: &'static RuntimeOutcome,
+    store: ModelStore,
+    config: BackendConfig,
+    state: Mutex<State>,
+    changed: Condvar,
+    stop: AtomicBool,
+}
+
+/// The process's backend. Dropping it cancels the probe or build in progress.
+pub struct Backend {
+    shared: Arc<Shared>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend")
+            .field("status", &self.status().line)
+            .finish()
+    }
+}
+
+/// Everything Settings, the About screen and `darkroom probe --json` show.
+#[derive(Debug, Clone, Serialize)]
+pub struct BackendStatus {
+    pub phase: Phase,
+    /// The one line: "CPU · ONNX Runtime 1.31.1 · TensorRT probe failed: ...".
+    pub line: String,
+    /// "Preparing GPU engines · 3 of 6" while engines build, else None.
+    pub progress: Option<String>,
+    /// What a job started now would run on (models with a ready engine, or all on a
+    /// non-compiling rung).
+    pub serving: Rung,
+    pub floor: Rung,
+    pub selected: Option<Rung>,
+    pub fallback: Option<Rung>,
+    /// A failed engine build moved the selection down one rung.
+    pub demoted: Option<String>,
+    pub forced: Option<Override>,
+    /// Why an override could not be honoured.
+    pub forced_note: Option<String>,
+    pub platform: Option<Platform>,
+    pub ladder: Vec<Rung>,
+    /// The model the rungs were timed on.
+    pub model_id: Option<String>,
+    pub rungs: Vec<RungOutcome>,
+    pub from_cache: bool,
+    pub cache_file: PathBuf,
+    /// Why the cache was not used, when it was not.
+    pub cache_miss: Option<CacheMiss>,
+    /// The cache could not be written (the probe's answer still stands for this run).
+    pub cache_error: Option<String>,
+    pub engines: Vec<EngineStatus>,
+    pub inputs: Option<ProbeInputs>,
+}
+
+/// A job's backend, fixed when the job starts.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobPin {
+    pub line: String,
+    pub placements: BTreeMap<String, Placement>,
+    /// For a model with no card at pin time.
+    pub default: Placement,
+}
+
+impl JobPin {
+    pub fn placement(&self, model_id: &str) -> &Placement {
+        self.placements.get(model_id).unwrap_or(&self.default)
+    }
+
+    /// A session for `model_id` on the pinned placement.
+    pub fn open(
+        &self,
+        sessions: &Sessions,
+        model_id: &str,
+        role: Role,
+    ) -> Result<ModelSession, EngineError> {
+        sessions.open_placed(model_id, role, self.placement(model_id))
+    }
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Backend {
+    /// Start resolving the backend in the background and return at once.
+    pub fn start(
+        runtime: &'static RuntimeOutcome,
+        store: ModelStore,
+        config: BackendConfig,
+    ) -> Self {
+        let shared = Arc::new(Shared {
+            runtime,
+            store,
+            config,
+            state: Mutex::new(State {
+                phase: Phase::Probing,
+                ladder: Vec::new(),
+                platform: None,
+                inputs: None,
+                cached: None,
+                from_cache: false,
+                cache_miss: None,
+                cache_error: None,
+                engines: Vec::new(),
+            }),
+            changed: Condvar::new(),
+            stop: AtomicBool::new(false),
+        });
+        let worker = Arc::clone(&shared);
+        let thread = std::thread::Builder::new()
+            .name("darkroom-backend".into())
+            .spawn(move || worker.resolve_and_build())
+            .ok();
+        if thread.is_none() {
+            // No thread: stay on the floor, which is always correct, and say so.
+            let mut s = lock(&shared.state);
+            s.phase = Phase::Ready;
+            s.cache_error = Some("could not start the backend thread".to_string());
+        }
+        Backend { shared, thread }
+    }
+
+    pub fn status(&self) -> BackendStatus {
+        self.shared.status(&lock(&self.shared.state))
+    }
+
+    /// Pin a job to the backend as it is now.
+    pub fn pin(&self) -> JobPin {
+        let state = lock(&self.shared.state);
+        let shared = &self.shared;
+        let placements = shared
+            .store
+            .cards()
+            .iter()
+            .map(|card| {
+                let id = card.model_id();
+                let p = shared.placement(&state, &id, card.role);
+                (id, p)
+            })
+            .collect();
+        JobPin {
+            line: shared.status(&state).line,
+            placements,
+            default: Placement::floor(shared.runtime.kind),
+        }
+    }
+
+    /// Block until `done` holds or `timeout` passes; true if it holds.
+    fn wait_for(&self, timeout: Duration, done: impl Fn(&State) -> bool) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut state = lock(&self.shared.state);
+        while !done(&state) {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            state = self
+                .shared
+                .changed
+                .wait_timeout(state, deadline - now)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
+
+    /// Wait for the probe to report (the command line does; the app never does).
+    pub fn wait_ready(&self, timeout: Duration) -> bool {
+        self.wait_for(timeout, |s| s.phase == Phase::Ready)
+    }
+
+    /// Wait until no engine is waiting or building.
+    pub fn wait_engines(&self, timeout: Duration) -> bool {
+        self.wait_for(timeout, |s| {
+            s.phase == Phase::Ready
+                && s.engines
+                    .iter()
+                    .all(|e| !matches!(e.state, EngineState::Waiting | EngineState::Building))
+        })
+    }
+}
+
+impl Drop for Backend {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::Relaxed);
+        self.shared.changed.notify_all();
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Shared {
+    fn notify(&self) {
+        self.changed.notify_all();
+    }
+
+    fn floor(&self) -> Rung {
+        Rung::floor(self.runtime.kind)
+    }
+
+    fn device_identity(&self) -> DeviceIdentity {
+        if let Some(f) = &self.config.fake {
+            return DeviceIdentity {
+                gpu: Some(f.gpu()),
+                gpu_error: None,
+                tensorrt: None,
+            };
+        }
+        let end = child::run(
+            &self.config.launcher,
+            &[probe::encode(&WorkerRequest::Identity)],
+            self.config.probe_limit,
+            &self.stop,
+        );
+        match end {
+            ChildEnd::Finished { stdout } => serde_json::from_str(&stdout)
+                .unwrap_or_else(|e| DeviceIdentity::unknown(format!("unreadable report: {e}"))),
+            other => DeviceIdentity::unknown(format!("device query {}", other.reason())),
+        }
+    }
+
+    /// The thread's whole life: resolve the probe, publish it, build engines.
+    fn resolve_and_build(&self) {
+        if self.runtime.kind == RuntimeKind::Tract {
+            // Without ONNX Runtime there is nothing to probe: tract is the whole ladder.
+            let ladder = vec![Rung::Tract];
+            let walk = self.walk(&ladder);
+            let mut s = lock(&self.state);
+            s.ladder = ladder;
+            s.cached = Some(CacheFile {
+                format: cache::FORMAT,
+                inputs: self.inputs(
+                    DeviceIdentity::unknown("not asked: no ONNX Runtime".into()),
+                    Platform::NoNvidia,
+                ),
+                probe: walk,
+                engine_failures: Vec::new(),
+            });
+            s.phase = Phase::Ready;
+            self.notify();
+            return;
+        }
+        let device = self.device_identity();
+        if self.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let simulated_rung = self.config.fake.as_ref().is_some_and(FakeGpu::has_rung);
+        let platform = device::platform_of(&device, simulated_rung);
+        let ladder = rungs::ladder_for(platform).to_vec();
+        let inputs = self.inputs(device, platform);
+        let cache_path = cache::path_in(&self.config.inference_dir);
+        let looked_up = if self.config.reprobe {
+            Err(CacheMiss::Ignored)
+        } else {
+            cache::lookup(&cache_path, &inputs)
+        };
+        let (file, from_cache, miss, write_error) = match looked_up {
+            Ok(file) => (file, true, None, None),
+            Err(miss) => {
+                let result = self.walk(&ladder);
+                if self.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let file = CacheFile {
+                    format: cache::FORMAT,
+                    inputs: inputs.clone(),
+                    probe: result,
+                    engine_failures: Vec::new(),
+                };
+                let err = cache::store(&cache_path, &file)
+                    .err()
+                    .map(|e| format!("{e}: {}", cache_path.display()));
+                (file, false, Some(miss), err)
+            }
+        };
+        let plan = self.engine_plan(&file);
+        {
+            let mut s = lock(&self.state);
+            s.ladder = ladder;
+            s.platform = Some(platform);
+            s.inputs = Some(inputs);
+            s.cached = Some(file);
+            s.from_cache = from_cache;
+            s.cache_miss = miss;
+            s.cache_error = write_error;
+            s.engines = plan;
+            s.phase = Phase::Ready;
+        }
+        self.notify();
+        self.build_engines();
+    }
+
+    fn inputs(&self, device: DeviceIdentity, platform: Platform) -> ProbeInputs {
+        ProbeInputs {
+            darkroom: env!("CARGO_PKG_VERSION").to_string(),
+            platform,
+            runtime: RuntimeIdentity::of(self.runtime),
+            device,
+            models: device::model_stamps(&self.store),
+            simulated: self.config.fake.as_ref().map(|f| f.raw.clone()),
+            workspace_mb: self.config.workspace_mb,
+        }
+    }
+
+    fn walk(&self, ladder: &[Rung]) -> ProbeResult {
+        Walk {
+            ladder,
+            runtime: self.runtime,
+            store: &self.store,
+            launcher: &self.config.launcher,
+            limit: self.config.probe_limit,
+            workspace_mb: self.config.workspace_mb,
+            stop: &self.stop,
+        }
+        .run()
+    }
+
+    /// The engines the selected rung needs, with those already on disk marked ready. Empty
+    /// unless a compiling rung is selected, not forced away and not demoted.
+    fn engine_plan(&self, file: &CacheFile) -> Vec<EngineStatus> {
+        let selected = file.probe.selected;
+        if !selected.compiles() || !file.engine_failures.is_empty() {
+            return Vec::new();
+        }
+        if self.config.forced.is_some_and(|o| o.rung != selected) {
+            return Vec::new();
+        }
+        let dir = EngineDir::new(&self.config.inference_dir);
+        dir.sweep_stale();
+        engines::plan(
+            selected,
+            &file.inputs.models,
+            &self.store,
+            &file.inputs.device,
+            self.config.workspace_mb,
+        )
+        .into_iter()
+        .map(|spec| EngineStatus {
+            state: match dir.ready(&spec) {
+                Some(d) => EngineState::Ready { dir: d },
+                None => EngineState::Waiting,
+            },
+            spec,
+        })
+        .collect()
+    }
+
+    /// Build the waiting engines one at a time, smallest first. The first failure demotes the
+    /// rung and is cached with the model's hash.
+    fn build_engines(&self) {
+        let dir = EngineDir::new(&self.config.inference_dir);
+        loop {
+            let next = {
+                let mut s = lock(&self.state);
+                let next = s
+                    .engines
+                    .iter_mut()
+                    .find(|e| e.state == EngineState::Waiting);
+                match next {
+                    Some(e) => {
+                        e.state = EngineState::Building;
+                        e.spec.clone()
+                    }
+                    None => return,
+                }
+            };
+            self.notify();
+            let result = dir.build(
+                &next,
+                &self.store,
+                &self.config.launcher,
+                self.config.engine_limit,
+                self.config.workspace_mb,
+                &self.stop,
+            );
+            let mut s = lock(&self.state);
+            match result {
+                Ok(path) => set_engine(&mut s, &next, EngineState::Ready { dir: path }),
+                Err(ChildEnd::Cancelled) => return,
+                Err(end) => {
+                    let reason = end.reason();
+                    set_engine(
+                        &mut s,
+                        &next,
+                        EngineState::Failed {
+                            reason: reason.clone(),
+                        },
+                    );
+                    // The rest will not be needed on a demoted rung.
+                    for e in s.engines.iter_mut() {
+                        if e.state == EngineState::Waiting {
+                            e.state = EngineState::Failed {
+                                reason: format!("not built: {} failed", next.model_id),
+                            };
+                        }
+                    }
+                    if let Some(file) = s.cached.as_mut() {
+                        file.engine_failures.push(EngineFailure {
+                            rung: next.rung,
+                            model_id: next.model_id.clone(),
+                            sha256: next.sha256.clone(),
+                            precision: next.precision,
+                            reason,
+                        });
+                        let path = cache::path_in(&self.config.inference_dir);
+                        if let Err(e) = cache::store(&path, file) {
+                            s.cache_error = Some(format!("{e}: {}", path.display()));
+                        }
+                    }
+                    drop(s);
+                    self.notify();
+                    return;
+                }
+            }
+            drop(s);
+            self.notify();
+        }
+    }
+
+    /// The rung the probe chose, moved down by a failed engine build.
+    fn chosen(&self, s: &State) -> (Rung, Option<String>) {
+        let Some(file) = s.cached.as_ref().filter(|_| s.phase == Phase::Ready) else {
+            return (self.floor(), None);
+        };
+        let selected = file.probe.selected;
+        let failure = file
+            .engine_failures
+            .iter()
+            .find(|f| f.rung == selected)
+            .map(|f| {
+                format!(
+                    "{} engine build failed for {}: {}",
+                    selected.label(),
+                    f.model_id,
+                    f.reason
+                )
+            });
+        match failure {
+            Some(reason) => (
+                file.probe.fallback.unwrap_or_else(|| self.floor()),
+                Some(reason),
+            ),
+            None => (selected, None),
+        }
+    }
+
+    /// The rung serving new jobs, after the override; and why an override was not honoured.
+    fn serving(&self, s: &State) -> (Rung, Option<String>) {
+        let (chosen, _) = self.chosen(s);
+        let Some(forced) = self.config.forced else {
+            return (chosen, None);
+        };
+        if forced.rung == chosen {
+            return (chosen, None);
+        }
+        if s.phase == Phase::Probing {
+            return (chosen, None);
+        }
+        let position = |r: Rung| s.ladder.iter().position(|&x| x == r);
+        let below =
+            matches!((position(forced.rung), position(chosen)), (Some(f), Some(c)) if f > c);
+        let outcome = s
+            .cached
+            .as_ref()
+            .and_then(|f| f.probe.rungs.iter().find(|o| o.rung == forced.rung));
+        let usable = match forced.rung {
+            Rung::Tract => false,
+            Rung::OrtCpu => self.runtime.kind == RuntimeKind::OnnxRuntime,
+            _ => outcome.is_some_and(|o| {
+                !matches!(
+                    o.state,
+                    RungState::Failed
+                        | RungState::Crashed
+                        | RungState::TimedOut
+                        | RungState::Unavailable
+                )
+            }),
+        };
+        if below && usable {
+            (forced.rung, None)
+        } else if forced.rung == Rung::Tract {
+            (
+                chosen,
+                Some("tract is used only when the process starts on it (restart DarkRoom)".into()),
+            )
+        } else if !below {
+            (
+                chosen,
+                Some(format!(
+                    "{} is not below {} on this machine's ladder; only a lower rung can be forced",
+                    forced.rung, chosen
+                )),
+            )
+        } else {
+            (
+                chosen,
+                Some(format!(
+                    "{} cannot be forced: {}",
+                    forced.rung,
+                    outcome
+                        .and_then(|o| o.reason.clone())
+                        .unwrap_or_else(|| "it did not pass the probe".into())
+                )),
+            )
+        }
+    }
+
+    fn placement(&self, s: &State, model_id: &str, role: Role) -> Placement {
+        let (rung, _) = self.serving(s);
+        let with = |rung: Rung, engine_dir: Option<PathBuf>| Placement {
+            rung,
+            precision: precision_for(rung, role),
+            engine_dir,
+            workspace_mb: self.config.workspace_mb,
+        };
+        if !rung.compiles() {
+            return with(rung, None);
+        }
+        let ready = s.engines.iter().find_map(|e| match &e.state {
+            EngineState::Ready { dir } if e.spec.model_id == model_id => Some(dir.clone()),
+            _ => None,
+        });
+        match ready {
+            Some(dir) => with(rung, Some(dir)),
+            None => {
+                let fallback = s
+                    .cached
+                    .as_ref()
+                    .and_then(|f| f.probe.fallback)
+                    .unwrap_or_else(|| self.floor());
+                with(fallback, None)
+            }
+        }
+    }
+
+    fn status(&self, s: &State) -> BackendStatus {
+        let (serving, forced_note) = self.serving(s);
+        let (_, demoted) = self.chosen(s);
+        let probe = s
+            .cached
+            .as_ref()
+            .filter(|_| s.phase == Phase::Ready)
+            .map(|f| &f.probe);
+        let total = s.engines.len();
+        let ready = s
+            .engines
+            .iter()
+            .filter(|e| matches!(e.state, EngineState::Ready { .. }))
+            .count();
+        let building = s
+            .engines
+            .iter()
+            .any(|e| matches!(e.state, EngineState::Waiting | EngineState::Building));
+        let progress = (serving.compiles() && building)
+            .then(|| format!("Preparing GPU engines · {ready} of {total}"));
+        let line = self.line(
+            s,
+            serving,
+            probe,
+            demoted.as_deref(),
+            building.then_some((ready, total)),
+        );
+        BackendStatus {
+            phase: s.phase,
+            line,
+            progress,
+            serving,
+            floor: self.floor(),
+            selected: probe.map(|p| p.selected),
+            fallback: probe.and_then(|p| p.fallback),
+            demoted,
+            forced: self.config.forced,
+            forced_note,
+            platform: s.platform,
+            ladder: s.ladder.clone(),
+            model_id: probe.and_then(|p| p.model_id.clone()),
+            rungs: probe.map(|p| p.rungs.clone()).unwrap_or_default(),
+            from_cache: s.from_cache,
+            cache_file: cache::path_in(&self.config.inference_dir),
+            cache_miss: s.cache_miss.clone(),
+            cache_error: s.cache_error.clone(),
+            engines: s.engines.clone(),
+            inputs: s.inputs.clone(),
+        }
+    }
+
+    /// The one line, spec style.
+    fn line(
+        &self,
+        s: &State,
+        serving: Rung,
+        probe: Option<&ProbeResult>,
+        demoted: Option<&str>,
+        building: Option<(usize, usize)>,
+    ) -> String {
+        if self.runtime.kind == RuntimeKind::Tract {
+            return self.runtime.summary();
+        }
+        let mut head = match serving {
+            Rung::TensorRt | Rung::SimulatedGpu => format!("{} fp16", serving.label()),
+            other => other.label().to_string(),
+        };
+        if self.config.forced.is_some_and(|f| f.rung == serving)
+            && probe.is_some_and(|p| p.selected != serving)
+        {
+            head.push_str(" (forced)");
+        }
+        let runtime = format!("ONNX Runtime {}", self.runtime.version);
+        if s.phase == Phase::Probing {
+            return format!("{head} · {runtime} · looking for a faster backend");
+        }
+        if let Some((ready, total)) = building.filter(|_| serving.compiles()) {
+            return format!("{head} · preparing engines {ready} of {total}");
+        }
+        let mut parts = vec![head, runtime];
+        if serving == Rung::TensorRt
+            && let Some(v) = s.inputs.as_ref().and_then(|i| i.device.tensorrt.as_ref())
+        {
+            parts.push(format!("TensorRT {v}"));
+        }
+        if let Some(d) = demoted {
+            parts.push(d.to_string());
+        } else if let Some(p) = probe {
+            // The best rung that did not make it says most about why we are where we are.
+            let above = p.rungs.iter().take_while(|o| o.rung != serving);
+            if let Some(o) = above
+                .filter(|o| {
+                    matches!(
+                        o.state,
+                        RungState::Failed
+                            | RungState::Crashed
+                            | RungState::TimedOut
+                            | RungState::Slower
+                    )
+                })
+                .next()
+            {
+                let reason = o.reason.clone().unwrap_or_default();
+                parts.push(match o.state {
+                    RungState::Slower => format!("{} slower than CPU", o.rung.label()),
+                    _ => format!("{} probe failed: {reason}", o.rung.label()),
+                });
+            }
+        }
+        parts.join(" · ")
+    }
+}
+
+fn set_engine(s: &mut State, spec: &EngineSpec, state: EngineState) {
+    if let Some(e) = s.engines.iter_mut().find(|e| e.spec == *spec) {
+        e.state = state;
+    }
+}
