@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder};
-use darkroom_engine::{ModelStore, Role, Sessions, image_io};
+use darkroom_engine::{ModelStore, Role, Rung, Sessions, image_io};
 use serde::Serialize;
 
 pub struct FacesArgs {
@@ -32,9 +32,19 @@ struct ModelIds {
     embedder: Option<String>,
 }
 
+/// The backend the job was pinned to when it started, and where each model ran.
+#[derive(Serialize)]
+struct JobBackend {
+    line: String,
+    detector: Rung,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    embedder: Option<Rung>,
+}
+
 #[derive(Serialize)]
 struct Report<'a> {
     runtime: &'a darkroom_engine::RuntimeOutcome,
+    backend: JobBackend,
     model_ids: ModelIds,
     images: Vec<ImageResult>,
 }
@@ -71,10 +81,20 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
         args.detector,
         "scrfd_2.5g",
     )?;
-    let mut detector = FaceDetector::new(sessions.open(&detector_id, Role::Detector)?)?;
+    // A batch command has no first frame to protect, so it waits for the probe (the cache
+    // makes that instant after the first run) and then pins the job to what it found.
+    let backend = crate::backend_cmd::start(sessions.store().clone(), false)?;
+    backend.wait_ready(std::time::Duration::from_secs(600));
+    let pin = backend.pin();
+    let session = pin.open(&sessions, &detector_id, Role::Detector)?;
+    let detector_rung = session.rung();
+    let mut detector = FaceDetector::new(session)?;
+    let mut embedder_rung = None;
     let mut embedder = if args.embed {
         let id = pick_model(sessions.store(), Role::Embedder, args.embedder, "w600k_mbf")?;
-        Some(FaceEmbedder::new(sessions.open(&id, Role::Embedder)?)?)
+        let session = pin.open(&sessions, &id, Role::Embedder)?;
+        embedder_rung = Some(session.rung());
+        Some(FaceEmbedder::new(session)?)
     } else {
         None
     };
@@ -107,6 +127,11 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     let failed = results.iter().filter(|r| r.error.is_some()).count();
     let report = Report {
         runtime: sessions.runtime(),
+        backend: JobBackend {
+            line: pin.line.clone(),
+            detector: detector_rung,
+            embedder: embedder_rung,
+        },
         model_ids: ModelIds {
             detector: detector.model_id(),
             embedder: embedder.as_ref().map(FaceEmbedder::model_id),
@@ -118,7 +143,7 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     } else {
         println!(
             "{} · detector {}{}",
-            report.runtime.summary(),
+            report.backend.line,
             report.model_ids.detector,
             report
                 .model_ids

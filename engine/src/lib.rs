@@ -13,7 +13,7 @@ pub mod store;
 
 pub use cards::{CardSet, ModelCard, NumericForm, Role};
 pub use error::EngineError;
-pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Rung};
+pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Precision, Rung};
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
 pub use sessions::{ModelSession, Sessions};
 pub use store::ModelStore;

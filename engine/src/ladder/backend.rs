@@ -828,19 +828,16 @@ impl Shared {
             parts.push(d.to_string());
         } else if let Some(p) = probe {
             // The best rung that did not make it says most about why we are where we are.
-            let above = p.rungs.iter().take_while(|o| o.rung != serving);
-            if let Some(o) = above
-                .filter(|o| {
-                    matches!(
-                        o.state,
-                        RungState::Failed
-                            | RungState::Crashed
-                            | RungState::TimedOut
-                            | RungState::Slower
-                    )
-                })
-                .next()
-            {
+            let mut above = p.rungs.iter().take_while(|o| o.rung != serving);
+            if let Some(o) = above.find(|o| {
+                matches!(
+                    o.state,
+                    RungState::Failed
+                        | RungState::Crashed
+                        | RungState::TimedOut
+                        | RungState::Slower
+                )
+            }) {
                 let reason = o.reason.clone().unwrap_or_default();
                 parts.push(match o.state {
                     RungState::Slower => format!("{} slower than CPU", o.rung.label()),
