@@ -118,6 +118,9 @@ pub struct ModelStamp {
     pub model_id: String,
     pub sha256: String,
     pub size: u64,
+    /// The hash matches the card's pin or the recorded import: the file will load. Engines are
+    /// built only for these, so a stray file cannot demote the rung.
+    pub verified: bool,
 }
 
 /// Every installed model file, hashed. Files that cannot be read are skipped: a model that
@@ -128,10 +131,17 @@ pub fn model_stamps(store: &ModelStore) -> Vec<ModelStamp> {
         .iter()
         .filter_map(|card| {
             let bytes = std::fs::read(store.path_of(card)).ok()?;
+            let sha256 = sha256_hex(&bytes);
+            let verified = store
+                .expected_hash(card)
+                .ok()
+                .flatten()
+                .is_some_and(|h| h.eq_ignore_ascii_case(&sha256));
             Some(ModelStamp {
                 model_id: card.model_id(),
-                sha256: sha256_hex(&bytes),
+                sha256,
                 size: bytes.len() as u64,
+                verified,
             })
         })
         .collect();

@@ -66,8 +66,8 @@ impl EngineSpec {
     }
 }
 
-/// The engines a compiling rung needs: every installed model, smallest first so the detector,
-/// which runs on every photo, is ready soonest.
+/// The engines a compiling rung needs: every installed model that verifies, smallest first so
+/// the detector, which runs on every photo, is ready soonest.
 pub fn plan(
     rung: Rung,
     models: &[ModelStamp],
@@ -77,6 +77,7 @@ pub fn plan(
 ) -> Vec<EngineSpec> {
     let mut specs: Vec<EngineSpec> = models
         .iter()
+        .filter(|m| m.verified)
         .filter_map(|m| {
             let role = store.cards().get(&m.model_id).ok()?.role;
             Some(EngineSpec::new(
@@ -197,5 +198,102 @@ impl EngineDir {
                 Err(io("cannot move the engine into place", e, &target))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::NvidiaGpu;
+
+    fn device(driver: &str, trt: &str) -> DeviceIdentity {
+        DeviceIdentity {
+            gpu: Some(NvidiaGpu {
+                name: "RTX 3050 Laptop".into(),
+                compute_capability: "8.6".into(),
+                driver_version: driver.into(),
+            }),
+            gpu_error: None,
+            tensorrt: Some(trt.into()),
+        }
+    }
+
+    fn model(sha: &str) -> ModelStamp {
+        ModelStamp {
+            model_id: "scrfd_2.5g".into(),
+            sha256: sha.into(),
+            size: 1,
+            verified: true,
+        }
+    }
+
+    #[test]
+    fn every_input_of_an_engine_changes_its_key() {
+        let base = EngineSpec::new(
+            Rung::TensorRt,
+            &model("aa"),
+            Precision::Fp16,
+            &device("550", "10.3"),
+            512,
+        );
+        let variants = [
+            EngineSpec::new(
+                Rung::TensorRt,
+                &model("ab"),
+                Precision::Fp16,
+                &device("550", "10.3"),
+                512,
+            ),
+            EngineSpec::new(
+                Rung::TensorRt,
+                &model("aa"),
+                Precision::F32,
+                &device("550", "10.3"),
+                512,
+            ),
+            EngineSpec::new(
+                Rung::TensorRt,
+                &model("aa"),
+                Precision::Fp16,
+                &device("555", "10.3"),
+                512,
+            ),
+            EngineSpec::new(
+                Rung::TensorRt,
+                &model("aa"),
+                Precision::Fp16,
+                &device("550", "10.4"),
+                512,
+            ),
+            EngineSpec::new(
+                Rung::TensorRt,
+                &model("aa"),
+                Precision::Fp16,
+                &device("550", "10.3"),
+                256,
+            ),
+        ];
+        for v in &variants {
+            assert_ne!(v.name, base.name, "{v:?}");
+        }
+        assert!(base.name.starts_with("scrfd_2.5g-fp16-"), "{}", base.name);
+    }
+
+    #[test]
+    fn only_complete_engine_directories_are_ready() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let engines = EngineDir::new(dir.path());
+        let spec = EngineSpec::new(
+            Rung::TensorRt,
+            &model("aa"),
+            Precision::Fp16,
+            &device("550", "10.3"),
+            512,
+        );
+        assert_eq!(engines.ready(&spec), None);
+        std::fs::create_dir_all(engines.path_of(&spec)).expect("mkdir");
+        assert_eq!(engines.ready(&spec), None, "no manifest: not ready");
+        std::fs::write(engines.path_of(&spec).join(MANIFEST), b"{}").expect("write");
+        assert_eq!(engines.ready(&spec), Some(engines.path_of(&spec)));
     }
 }
