@@ -135,3 +135,43 @@ fn explicit_garbage_is_named_loudly_then_the_search_goes_on() {
         "fell back to the data dir: {outcome:#}"
     );
 }
+
+#[test]
+fn without_a_gpu_the_ladder_is_the_cpu_then_tract_and_says_what_it_asked() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = probe(darkroom_on(Rt::Ort, data.path()).env("DARKROOM_MODELS", models()));
+    let ladder = &out["ladder"];
+    assert_eq!(ladder["platform"], "no_nvidia", "{ladder:#}");
+    assert_eq!(ladder["ladder"], serde_json::json!(["ort_cpu", "tract"]));
+    assert_eq!(ladder["selected"], "ort_cpu");
+    assert_eq!(ladder["line"], "CPU · ONNX Runtime 1.31.1");
+    // The identity worker asked the (absent) CUDA driver: no GPU is an answer, not an error.
+    assert_eq!(ladder["inputs"]["device"]["gpu"], Value::Null, "{ladder:#}");
+    assert_eq!(ladder["inputs"]["device"]["gpu_error"], Value::Null);
+    let models: Vec<&str> = ladder["inputs"]["models"]
+        .as_array()
+        .expect("models")
+        .iter()
+        .map(|m| m["model_id"].as_str().expect("id"))
+        .collect();
+    assert!(
+        models.contains(&"scrfd_2.5g") && models.contains(&"fr_feature"),
+        "{models:?}"
+    );
+}
+
+#[test]
+fn on_tract_the_line_is_the_runtime_summary_and_nothing_is_probed() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let out = probe(darkroom_on(Rt::Tract, data.path()).env("DARKROOM_MODELS", models()));
+    let ladder = &out["ladder"];
+    assert_eq!(ladder["selected"], "tract", "{ladder:#}");
+    assert_eq!(
+        ladder["line"], "tract (forced by DARKROOM_RUNTIME=tract)",
+        "{ladder:#}"
+    );
+    assert!(
+        !data.path().join("inference/probe.json").exists(),
+        "no cache for tract"
+    );
+}

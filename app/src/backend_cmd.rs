@@ -40,21 +40,14 @@ pub fn launcher(runtime: &RuntimeOutcome) -> anyhow::Result<Launcher> {
     })
 }
 
-/// Start the process's backend (returns at once; the probe runs in the background).
-pub fn start(store: ModelStore, reprobe: bool) -> anyhow::Result<Backend> {
+/// Start the process's backend (returns at once; the probe runs in the background), and how
+/// long a command may wait for it to report: a worker per rung plus the identity query.
+pub fn start(store: ModelStore, reprobe: bool) -> anyhow::Result<(Backend, Duration)> {
     let runtime = crate::cli::install_runtime();
     let mut config = BackendConfig::from_env(inference_dir()?, launcher(runtime)?)?;
     config.reprobe = reprobe;
-    Ok(Backend::start(runtime, store, config))
-}
-
-/// How long the command line waits for the probe: a worker per rung plus the identity query.
-fn probe_wait() -> Duration {
-    let per = std::env::var("DARKROOM_PROBE_TIMEOUT_S")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(120);
-    Duration::from_secs(per * 8 + 30)
+    let wait = config.probe_limit * 8 + Duration::from_secs(30);
+    Ok((Backend::start(runtime, store, config), wait))
 }
 
 #[derive(Serialize)]
@@ -72,8 +65,8 @@ pub fn probe(
 ) -> anyhow::Result<ExitCode> {
     let runtime = crate::cli::install_runtime();
     let store = ModelStore::new(crate::cli::models_dir(models)?, CardSet::builtin()?);
-    let backend = start(store, reprobe)?;
-    if !backend.wait_ready(probe_wait()) {
+    let (backend, wait) = start(store, reprobe)?;
+    if !backend.wait_ready(wait) {
         anyhow::bail!(
             "the probe did not report in time: {}",
             backend.status().line

@@ -83,8 +83,8 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     )?;
     // A batch command has no first frame to protect, so it waits for the probe (the cache
     // makes that instant after the first run) and then pins the job to what it found.
-    let backend = crate::backend_cmd::start(sessions.store().clone(), false)?;
-    backend.wait_ready(std::time::Duration::from_secs(600));
+    let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
+    backend.wait_ready(wait);
     let pin = backend.pin();
     let session = pin.open(&sessions, &detector_id, Role::Detector)?;
     let detector_rung = session.rung();

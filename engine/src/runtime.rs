@@ -475,26 +475,15 @@ pub fn query_nvidia_gpu() -> Result<Option<NvidiaGpu>, String> {
     type DeviceAttr = unsafe extern "system" fn(*mut i32, i32, i32) -> i32;
     const CC_MAJOR: i32 = 75;
     const CC_MINOR: i32 = 76;
-    let sym = |name: &[u8]| String::from_utf8_lossy(&name[..name.len() - 1]).into_owned();
     // SAFETY: the CUDA driver API's documented signatures (cuda.h); every out-pointer is a
     // valid local, and the name buffer's length is passed with it.
     unsafe {
-        let init = lib.get::<Init>(b"cuInit\0").map_err(|_| sym(b"cuInit\0"))?;
-        let version = lib
-            .get::<GetInt>(b"cuDriverGetVersion\0")
-            .map_err(|_| sym(b"cuDriverGetVersion\0"))?;
-        let count = lib
-            .get::<GetInt>(b"cuDeviceGetCount\0")
-            .map_err(|_| sym(b"cuDeviceGetCount\0"))?;
-        let device_get = lib
-            .get::<DeviceGet>(b"cuDeviceGet\0")
-            .map_err(|_| sym(b"cuDeviceGet\0"))?;
-        let device_name = lib
-            .get::<DeviceName>(b"cuDeviceGetName\0")
-            .map_err(|_| sym(b"cuDeviceGetName\0"))?;
-        let attr = lib
-            .get::<DeviceAttr>(b"cuDeviceGetAttribute\0")
-            .map_err(|_| sym(b"cuDeviceGetAttribute\0"))?;
+        let init: Init = symbol(&lib, "cuInit")?;
+        let version: GetInt = symbol(&lib, "cuDriverGetVersion")?;
+        let count: GetInt = symbol(&lib, "cuDeviceGetCount")?;
+        let device_get: DeviceGet = symbol(&lib, "cuDeviceGet")?;
+        let device_name: DeviceName = symbol(&lib, "cuDeviceGetName")?;
+        let attr: DeviceAttr = symbol(&lib, "cuDeviceGetAttribute")?;
         let rc = init(0);
         if rc != 0 {
             return Err(format!("cuInit failed with CUDA error {rc}"));
@@ -529,6 +518,15 @@ pub fn query_nvidia_gpu() -> Result<Option<NvidiaGpu>, String> {
             driver_version,
         }))
     }
+}
+
+/// A function pointer from the CUDA driver. Safety: `T` must be the symbol's real signature,
+/// and the pointer must not outlive `lib`.
+unsafe fn symbol<T: Copy>(lib: &libloading::Library, name: &str) -> Result<T, String> {
+    // SAFETY: forwarded to the caller.
+    unsafe { lib.get::<T>(name.as_bytes()) }
+        .map(|s| *s)
+        .map_err(|_| format!("the CUDA driver has no {name}"))
 }
 
 /// `550.54.14` from `/proc/driver/nvidia/version`, where there is one.

@@ -528,7 +528,13 @@ impl Shared {
         if !selected.compiles() || !file.engine_failures.is_empty() {
             return Vec::new();
         }
-        if self.config.forced.is_some_and(|o| o.rung != selected) {
+        // A user who forced a lower rung does not want the GPU busy compiling for it.
+        let position = |r: Rung| file.probe.rungs.iter().position(|o| o.rung == r);
+        if self
+            .config
+            .forced
+            .is_some_and(|o| position(o.rung) > position(selected))
+        {
             return Vec::new();
         }
         let dir = EngineDir::new(&self.config.inference_dir);

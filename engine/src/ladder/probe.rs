@@ -295,6 +295,15 @@ fn fixed_input(len: usize) -> Vec<f32> {
         .collect()
 }
 
+fn role_of(sessions: &Sessions, model_id: &str) -> Result<Role, String> {
+    Ok(sessions
+        .store()
+        .cards()
+        .get(model_id)
+        .map_err(|e| e.to_string())?
+        .role)
+}
+
 /// A provider's refusal in the library's own words (the rung is named by the record).
 fn provider_words(e: EngineError) -> String {
     match e {
@@ -346,12 +355,7 @@ pub fn serve(
                 }
                 _ => None,
             };
-            let role = sessions
-                .store()
-                .cards()
-                .get(model_id)
-                .map_err(|e| e.to_string())?
-                .role;
+            let role = role_of(sessions, model_id)?;
             let started = Instant::now();
             if let Some(f) = simulated {
                 f.before_build()?;
@@ -398,12 +402,7 @@ pub fn serve(
                     f.compile(model_id, &model.sha256, out)?;
                 }
                 (Rung::TensorRt, _) => {
-                    let role = sessions
-                        .store()
-                        .cards()
-                        .get(model_id)
-                        .map_err(|e| e.to_string())?
-                        .role;
+                    let role = role_of(sessions, model_id)?;
                     // Building the session is what makes TensorRT compile and write the engine
                     // and timing caches into `out`; one run makes sure nothing is deferred.
                     let mut session = sessions
