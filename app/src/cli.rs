@@ -65,6 +65,32 @@ pub enum Command {
         #[arg(required = true)]
         images: Vec<PathBuf>,
     },
+    /// Record pick/reject, stars and colour labels in the catalog and the photos' XMP sidecars.
+    Decide {
+        /// The catalog (default: <data dir>/catalog.sqlite).
+        #[arg(long)]
+        catalog: Option<PathBuf>,
+        /// Sidecar names: IMG_0001.CR3.xmp (with-extension) or IMG_0001.xmp (replace-extension).
+        #[arg(long, value_enum, default_value_t = Naming::WithExtension)]
+        sidecar: Naming,
+        /// Read one JSON decision per line ({"path", "flag", "stars", "label"}); print one
+        /// {"ack": n} per line once it is durable.
+        #[arg(long, conflicts_with_all = ["stars", "pick", "reject", "unflag", "label"])]
+        stdin: bool,
+        #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
+        stars: Option<u8>,
+        #[arg(long, conflicts_with_all = ["reject", "unflag"])]
+        pick: bool,
+        #[arg(long, conflicts_with = "unflag")]
+        reject: bool,
+        #[arg(long)]
+        unflag: bool,
+        /// red, yellow, green, blue, purple or none.
+        #[arg(long)]
+        label: Option<String>,
+        #[arg(required_unless_present = "stdin")]
+        photos: Vec<PathBuf>,
+    },
     /// List or import model files.
     Models {
         #[command(subcommand)]
@@ -97,6 +123,12 @@ pub enum Command {
         #[arg(long, value_delimiter = ',')]
         threads: Vec<usize>,
     },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Naming {
+    WithExtension,
+    ReplaceExtension,
 }
 
 #[derive(Debug, Subcommand)]
@@ -185,6 +217,36 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             embed,
             json,
             images,
+        }),
+        Command::Decide {
+            catalog,
+            sidecar,
+            stdin,
+            stars,
+            pick,
+            reject,
+            unflag,
+            label,
+            photos,
+        } => crate::decide_cmd::run(crate::decide_cmd::DecideArgs {
+            catalog,
+            naming: match sidecar {
+                Naming::WithExtension => darkroom_catalog::SidecarNaming::WithExtension,
+                Naming::ReplaceExtension => darkroom_catalog::SidecarNaming::ReplaceExtension,
+            },
+            stdin,
+            stars,
+            flag: if pick {
+                Some(darkroom_catalog::Flag::Pick)
+            } else if reject {
+                Some(darkroom_catalog::Flag::Reject)
+            } else if unflag {
+                Some(darkroom_catalog::Flag::Unflagged)
+            } else {
+                None
+            },
+            label,
+            photos,
         }),
         Command::Models { command } => crate::models_cmd::run(command),
         Command::Bench {

@@ -4,6 +4,7 @@
 mod backend_cmd;
 mod bench;
 mod cli;
+mod decide_cmd;
 mod faces_cmd;
 mod models_cmd;
 

@@ -1,0 +1,134 @@
+//! `darkroom decide`: record culling decisions in the catalog and the photos' XMP sidecars
+//! from the command line or a script (`--stdin`, one JSON decision a line, one ack a line once
+//! it is durable).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use darkroom_catalog::{Catalog, ColourLabel, Decision, Flag, Label, SidecarNaming};
+use serde::{Deserialize, Serialize};
+
+pub struct DecideArgs {
+    pub catalog: Option<PathBuf>,
+    pub naming: SidecarNaming,
+    pub stdin: bool,
+    pub stars: Option<u8>,
+    pub flag: Option<Flag>,
+    pub label: Option<String>,
+    pub photos: Vec<PathBuf>,
+}
+
+/// The catalog file: `--catalog`, else `<data dir>/catalog.sqlite`.
+pub fn catalog_path(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    flag.or_else(|| darkroom_engine::paths::data_dir().map(|d| d.join("catalog.sqlite")))
+        .context("no data directory for the catalog: pass --catalog FILE or set DARKROOM_DATA_DIR")
+}
+
+fn parse_label(text: &str) -> anyhow::Result<Option<Label>> {
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    ColourLabel::ALL
+        .into_iter()
+        .find(|c| c.xmp_name().eq_ignore_ascii_case(text))
+        .map(|c| Some(Label::Colour(c)))
+        .with_context(|| {
+            format!("unknown label {text:?}: red, yellow, green, blue, purple or none")
+        })
+}
+
+#[derive(Deserialize)]
+struct Line {
+    path: PathBuf,
+    #[serde(default)]
+    flag: Flag,
+    #[serde(default)]
+    stars: u8,
+    label: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    /// Lossy where the name is not UTF-8: JSON cannot carry it (the catalog keeps the bytes).
+    path: String,
+    decision: Decision,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sidecar_error: Option<String>,
+}
+
+pub fn run(args: DecideArgs) -> anyhow::Result<ExitCode> {
+    let path = catalog_path(args.catalog)?;
+    let mut catalog = Catalog::open(&path, args.naming)?;
+    for e in catalog.flush_pending()? {
+        eprintln!("darkroom: {e}");
+    }
+    if args.stdin {
+        return from_stdin(&mut catalog);
+    }
+    let label = args.label.as_deref().map(parse_label).transpose()?;
+    let mut failed = false;
+    for photo in &args.photos {
+        let mut d = catalog.import(photo)?.decision;
+        if let Some(s) = args.stars {
+            d.stars = s;
+        }
+        if let Some(f) = args.flag {
+            d.flag = f;
+        }
+        if let Some(l) = &label {
+            d.label = l.clone();
+        }
+        let outcome = catalog.decide(photo, &d)?;
+        let sidecar_error = outcome.sidecar_error.map(|e| e.to_string());
+        failed |= sidecar_error.is_some();
+        println!(
+            "{}",
+            serde_json::to_string(&Report {
+                path: photo.to_string_lossy().into_owned(),
+                decision: d,
+                sidecar_error,
+            })?
+        );
+    }
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// One decision a line in, one `{"ack": n}` a line out, written only after the catalog commit.
+fn from_stdin(catalog: &mut Catalog) -> anyhow::Result<ExitCode> {
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    for (n, line) in stdin.lock().lines().enumerate() {
+        let line = line.context("cannot read standard input")?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let parsed: Line = serde_json::from_str(&line)
+            .with_context(|| format!("line {}: not a decision", n + 1))?;
+        let decision = Decision {
+            flag: parsed.flag,
+            stars: parsed.stars,
+            label: parsed
+                .label
+                .as_deref()
+                .map(parse_label)
+                .transpose()?
+                .flatten(),
+        };
+        let outcome = catalog.decide(&parsed.path, &decision)?;
+        let ack = match outcome.sidecar_error {
+            None => format!("{{\"ack\":{}}}", n + 1),
+            Some(e) => {
+                serde_json::json!({"ack": n + 1, "sidecar_error": e.to_string()}).to_string()
+            }
+        };
+        writeln!(out, "{ack}")?;
+        out.flush()?;
+    }
+    Ok(ExitCode::SUCCESS)
+}

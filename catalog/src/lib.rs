@@ -1,0 +1,15 @@
+//! Culling decisions that are never lost: an SQLite catalog (WAL, synchronous commits) and XMP
+//! sidecars that darktable, digiKam and Lightroom read. The catalog is the record; a sidecar is
+//! written after every commit and rewritten on the next open if the process died in between.
+//! Sidecars written by other tools are merged, never replaced.
+
+pub mod db;
+pub mod decision;
+pub mod error;
+pub mod sidecar;
+pub mod xmp;
+
+pub use db::{Catalog, ImportOutcome};
+pub use decision::{ColourLabel, Decision, Flag, Label};
+pub use error::CatalogError;
+pub use sidecar::SidecarNaming;

@@ -1,0 +1,422 @@
+//! XMP packets: read a decision out of one, and merge a decision into one without disturbing
+//! anything else in it. Names are resolved through their namespaces, so a sidecar that binds
+//! the XMP namespace to another prefix is read and merged correctly.
+
+use quick_xml::Writer;
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::name::{Namespace, QName, ResolveResult};
+use quick_xml::reader::NsReader;
+
+use crate::decision::{Decision, Flag};
+
+pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
+/// The XMP basic schema (`xmp:Rating`, `xmp:Label`).
+pub const XMP: &str = "http://ns.adobe.com/xap/1.0/";
+/// DarkRoom's own schema, for what XMP basic cannot say (a pick).
+pub const DARKROOM: &str = "http://ns.darkroom.photo/xmp/1.0/";
+
+/// The decision fields as a sidecar spells them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Fields {
+    pub rating: Option<String>,
+    pub label: Option<String>,
+    pub pick: Option<String>,
+}
+
+impl Fields {
+    pub fn decision(&self) -> Decision {
+        Decision::from_xmp(
+            self.rating.as_deref(),
+            self.label.as_deref(),
+            self.pick.as_deref(),
+        )
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Rating,
+    Label,
+    Pick,
+}
+
+fn bound_to(ns: &ResolveResult<'_>, uri: &str) -> bool {
+    matches!(ns, ResolveResult::Bound(Namespace(n)) if *n == uri.as_bytes())
+}
+
+/// Which of our fields a resolved name is.
+fn field_of(ns: &ResolveResult<'_>, local: &[u8]) -> Option<Field> {
+    if bound_to(ns, XMP) {
+        match local {
+            b"Rating" => Some(Field::Rating),
+            b"Label" => Some(Field::Label),
+            _ => None,
+        }
+    } else if bound_to(ns, DARKROOM) && local == b"Pick" {
+        Some(Field::Pick)
+    } else {
+        None
+    }
+}
+
+fn set(fields: &mut Fields, field: Field, value: String) {
+    let slot = match field {
+        Field::Rating => &mut fields.rating,
+        Field::Label => &mut fields.label,
+        Field::Pick => &mut fields.pick,
+    };
+    *slot = Some(value);
+}
+
+/// Read the decision fields from a packet. Errors on anything that is not well-formed XML with
+/// an `rdf:Description`.
+pub fn read(text: &str) -> Result<Fields, String> {
+    let mut reader = NsReader::from_str(text);
+    let mut fields = Fields::default();
+    let mut descriptions = 0usize;
+    let mut in_description = 0usize;
+    let mut capture: Option<(Field, String)> = None;
+    loop {
+        let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let is_empty = matches!(event, Event::Empty(_));
+                let is_description =
+                    bound_to(&ns, RDF) && e.local_name().as_ref() == b"Description";
+                let field = field_of(&ns, e.local_name().as_ref());
+                if is_description {
+                    descriptions += 1;
+                    for attr in e.attributes() {
+                        let attr = attr.map_err(|err| err.to_string())?;
+                        let (ans, local) = reader.resolve_attribute(attr.key);
+                        if let Some(f) = field_of(&ans, local.as_ref()) {
+                            let v = attr.unescape_value().map_err(|err| err.to_string())?;
+                            set(&mut fields, f, v.into_owned());
+                        }
+                    }
+                    if !is_empty {
+                        in_description += 1;
+                    }
+                } else if in_description > 0
+                    && let Some(f) = field
+                    && !is_empty
+                {
+                    capture = Some((f, String::new()));
+                }
+            }
+            Event::Text(t) => {
+                if let Some((_, buf)) = capture.as_mut() {
+                    buf.push_str(&t.decode().map_err(|e| e.to_string())?);
+                }
+            }
+            Event::End(ref e) => {
+                if let Some((f, value)) = capture.take() {
+                    set(&mut fields, f, value);
+                } else if bound_to(&ns, RDF) && e.local_name().as_ref() == b"Description" {
+                    in_description = in_description.saturating_sub(1);
+                }
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    if descriptions == 0 {
+        return Err("no rdf:Description".to_string());
+    }
+    Ok(fields)
+}
+
+/// A new packet holding only `decision`.
+pub fn new_packet(decision: &Decision) -> String {
+    let mut attrs = format!("xmp:Rating=\"{}\"", decision.xmp_rating());
+    if let Some(label) = &decision.label {
+        attrs.push_str(&format!(" xmp:Label=\"{}\"", escape(label.xmp_value())));
+    }
+    if decision.flag == Flag::Pick {
+        attrs.push_str(" darkroom:Pick=\"True\"");
+    }
+    format!(
+        "<?xpacket begin=\"\u{feff}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n\
+<x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"DarkRoom {version}\">\n \
+<rdf:RDF xmlns:rdf=\"{RDF}\">\n  \
+<rdf:Description rdf:about=\"\"\n    \
+xmlns:xmp=\"{XMP}\"\n    \
+xmlns:darkroom=\"{DARKROOM}\"\n    \
+{attrs}/>\n \
+</rdf:RDF>\n\
+</x:xmpmeta>\n\
+<?xpacket end=\"w\"?>\n",
+        version = env!("CARGO_PKG_VERSION"),
+    )
+}
+
+fn escape(text: &str) -> String {
+    quick_xml::escape::escape(text).into_owned()
+}
+
+/// A prefix for `uri` on this element: one the element itself declares for it, else
+/// `preferred` if it is unbound or already means `uri`, else a numbered variant. The bool says
+/// whether it must be declared.
+fn prefix_for(
+    reader: &NsReader<&[u8]>,
+    element: &BytesStart<'_>,
+    preferred: &str,
+    uri: &str,
+) -> (String, bool) {
+    let declared = element.attributes().flatten().find_map(|a| {
+        let key = a.key.as_ref();
+        let prefix = key.strip_prefix(b"xmlns:")?;
+        (a.value.as_ref() == uri.as_bytes()).then(|| String::from_utf8_lossy(prefix).into_owned())
+    });
+    if let Some(prefix) = declared {
+        return (prefix, false);
+    }
+    for n in 0.. {
+        let candidate = if n == 0 {
+            preferred.to_string()
+        } else {
+            format!("{preferred}{n}")
+        };
+        let probe = format!("{candidate}:x");
+        let (ns, _) = reader.resolve_attribute(QName(probe.as_bytes()));
+        match ns {
+            ResolveResult::Bound(Namespace(u)) if u == uri.as_bytes() => return (candidate, false),
+            ResolveResult::Unknown(_) | ResolveResult::Unbound => return (candidate, true),
+            ResolveResult::Bound(_) => continue,
+        }
+    }
+    unreachable!("an unbound prefix always exists")
+}
+
+/// Merge `decision` into an existing packet: every top-level `rdf:Description` loses its old
+/// Rating, Label and Pick (attribute or element form), the first gains the new ones, and every
+/// other byte of the packet is written back as it was.
+pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
+    // Refuse what we could not read: a malformed sidecar is reported and left alone.
+    read(text)?;
+    let mut reader = NsReader::from_reader(text.as_bytes());
+    let mut writer = Writer::new(Vec::with_capacity(text.len() + 128));
+    let mut depth = 0usize;
+    let mut rdf_depth: Option<usize> = None;
+    let mut description_depth: Option<usize> = None;
+    let mut first_done = false;
+    let mut skipping: Option<usize> = None;
+    let write = |w: &mut Writer<Vec<u8>>, e: Event<'_>| w.write_event(e).map_err(|e| e.to_string());
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let (ns, event) = reader
+            .read_resolved_event_into(&mut buf)
+            .map_err(|e| e.to_string())?;
+        let is_rdf = bound_to(&ns, RDF);
+        let field = match &event {
+            Event::Start(e) | Event::Empty(e) => field_of(&ns, e.local_name().as_ref()),
+            _ => None,
+        };
+        let event = event.into_owned();
+        if let Some(level) = skipping {
+            match &event {
+                Event::Start(_) => depth += 1,
+                Event::End(_) => {
+                    depth -= 1;
+                    if depth == level {
+                        skipping = None;
+                    }
+                }
+                _ => {}
+            }
+            continue;
+        }
+        match event {
+            Event::Start(ref e) | Event::Empty(ref e) => {
+                let is_empty = matches!(event, Event::Empty(_));
+                let local = e.local_name().as_ref().to_vec();
+                if is_rdf && local == b"RDF" && rdf_depth.is_none() {
+                    rdf_depth = Some(depth);
+                }
+                let top_description =
+                    is_rdf && local == b"Description" && rdf_depth.is_some_and(|d| d + 1 == depth);
+                if top_description {
+                    let mut out =
+                        BytesStart::new(String::from_utf8_lossy(e.name().as_ref()).into_owned());
+                    for attr in e.attributes() {
+                        let attr = attr.map_err(|err| err.to_string())?;
+                        let (ans, alocal) = reader.resolve_attribute(attr.key);
+                        if field_of(&ans, alocal.as_ref()).is_none() {
+                            out.push_attribute(attr);
+                        }
+                    }
+                    if !first_done {
+                        first_done = true;
+                        let (xmp, declare_xmp) = prefix_for(&reader, e, "xmp", XMP);
+                        if declare_xmp {
+                            out.push_attribute((format!("xmlns:{xmp}").as_str(), XMP));
+                        }
+                        out.push_attribute((
+                            format!("{xmp}:Rating").as_str(),
+                            decision.xmp_rating().to_string().as_str(),
+                        ));
+                        if let Some(label) = &decision.label {
+                            out.push_attribute((
+                                format!("{xmp}:Label").as_str(),
+                                label.xmp_value(),
+                            ));
+                        }
+                        if decision.flag == Flag::Pick {
+                            let (dr, declare_dr) = prefix_for(&reader, e, "darkroom", DARKROOM);
+                            if declare_dr {
+                                out.push_attribute((format!("xmlns:{dr}").as_str(), DARKROOM));
+                            }
+                            out.push_attribute((format!("{dr}:Pick").as_str(), "True"));
+                        }
+                    }
+                    if is_empty {
+                        write(&mut writer, Event::Empty(out))?;
+                    } else {
+                        description_depth = Some(depth);
+                        depth += 1;
+                        write(&mut writer, Event::Start(out))?;
+                    }
+                    continue;
+                }
+                if description_depth.is_some_and(|d| d + 1 == depth) && field.is_some() {
+                    // An element-form Rating/Label/Pick: dropped, the attribute replaces it.
+                    if !is_empty {
+                        skipping = Some(depth);
+                        depth += 1;
+                    }
+                    continue;
+                }
+                if !is_empty {
+                    depth += 1;
+                }
+                write(&mut writer, event)?;
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if description_depth == Some(depth) {
+                    description_depth = None;
+                }
+                if rdf_depth == Some(depth) {
+                    rdf_depth = None;
+                }
+                write(&mut writer, event)?;
+            }
+            Event::Eof => break,
+            other => write(&mut writer, other)?,
+        }
+    }
+    let out = String::from_utf8(writer.into_inner()).map_err(|e| e.to_string())?;
+    // Check our own work before anyone writes it.
+    let back = read(&out)?.decision();
+    if back != decision.as_in_sidecar() {
+        return Err(format!(
+            "merge did not round-trip: wrote {decision:?}, read {back:?}"
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decision::{ColourLabel, Label};
+
+    fn decision(flag: Flag, stars: u8, label: Option<ColourLabel>) -> Decision {
+        Decision {
+            flag,
+            stars,
+            label: label.map(Label::Colour),
+        }
+    }
+
+    #[test]
+    fn a_new_packet_reads_back() {
+        for d in [
+            decision(Flag::Pick, 4, Some(ColourLabel::Green)),
+            decision(Flag::Reject, 0, None),
+            decision(Flag::Unflagged, 0, None),
+        ] {
+            assert_eq!(
+                read(&new_packet(&d)).expect("reads").decision(),
+                d.as_in_sidecar()
+            );
+        }
+    }
+
+    const FOREIGN: &str = r#"<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 5.5.0">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about=""
+    xmlns:ap="http://ns.adobe.com/xap/1.0/"
+    xmlns:dc="http://purl.org/dc/elements/1.1/"
+    xmlns:darktable="http://darktable.sf.net/"
+    ap:CreatorTool="darktable 4.6" darktable:xmp_version="5">
+   <ap:Rating>2</ap:Rating>
+   <dc:subject>
+    <rdf:Bag>
+     <rdf:li>Solvay &amp; friends</rdf:li>
+    </rdf:Bag>
+   </dc:subject>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+<?xpacket end="w"?>"#;
+
+    #[test]
+    fn reads_element_form_under_any_prefix() {
+        let f = read(FOREIGN).expect("reads");
+        assert_eq!(f.rating.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn merge_replaces_ours_and_keeps_everything_else() {
+        let d = decision(Flag::Pick, 5, Some(ColourLabel::Red));
+        let merged = merge(FOREIGN, &d).expect("merges");
+        assert_eq!(read(&merged).expect("reads").decision(), d);
+        // The existing prefix for the XMP namespace is reused, the old element dropped.
+        assert!(merged.contains(r#"ap:Rating="5""#), "{merged}");
+        assert!(!merged.contains("<ap:Rating>"), "{merged}");
+        for kept in [
+            r#"ap:CreatorTool="darktable 4.6""#,
+            r#"darktable:xmp_version="5""#,
+            "<rdf:li>Solvay &amp; friends</rdf:li>",
+            r#"<?xpacket end="w"?>"#,
+        ] {
+            assert!(merged.contains(kept), "{kept} lost:\n{merged}");
+        }
+        // Merging again changes only our fields.
+        let again = merge(&merged, &decision(Flag::Unflagged, 1, None)).expect("merges");
+        assert!(
+            again.contains(r#"ap:Rating="1""#) && !again.contains("Label"),
+            "{again}"
+        );
+        assert!(!again.contains("Pick"), "{again}");
+    }
+
+    #[test]
+    fn unknown_labels_survive_a_rating_change() {
+        let text = new_packet(&Decision {
+            flag: Flag::Unflagged,
+            stars: 1,
+            label: Some(Label::Other("Approved".into())),
+        });
+        let mut d = read(&text).expect("reads").decision();
+        assert_eq!(d.label, Some(Label::Other("Approved".into())));
+        d.stars = 3;
+        let merged = merge(&text, &d).expect("merges");
+        assert!(merged.contains(r#"xmp:Label="Approved""#), "{merged}");
+    }
+
+    #[test]
+    fn malformed_packets_are_refused() {
+        for bad in [
+            "",
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF",
+            "<a><b></a>",
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>",
+        ] {
+            assert!(merge(bad, &Decision::default()).is_err(), "{bad:?}");
+        }
+    }
+}

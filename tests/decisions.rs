@@ -1,0 +1,322 @@
+//! Decisions never lost: `darkroom decide` against a real SQLite catalog and real sidecars,
+//! read back by exiftool (a reader nobody here wrote), merged into sidecars exiftool wrote,
+//! and a writer killed with SIGKILL mid-stream.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use darkroom_catalog::{Catalog, Decision, Flag, SidecarNaming};
+use serde_json::Value;
+use support::*;
+
+/// A folder of real photos to decide on.
+fn photos(dir: &Path, n: usize) -> Vec<PathBuf> {
+    (0..n)
+        .map(|i| {
+            let p = dir.join(format!("IMG_{i:04}.jpg"));
+            std::fs::copy(photo("grace_hopper.jpg"), &p).expect("copy photo");
+            p
+        })
+        .collect()
+}
+
+fn decide(data: &Path, args: &[&str], photos: &[&Path]) -> std::process::Output {
+    darkroom(data)
+        .arg("decide")
+        .args(args)
+        .args(photos)
+        .output()
+        .expect("darkroom runs")
+}
+
+fn exiftool(args: &[&str], file: &Path) -> Value {
+    let out = Command::new("exiftool")
+        .args(["-j"])
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("exiftool JSON");
+    v[0].clone()
+}
+
+#[test]
+fn exiftool_reads_our_rating_and_label() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 2);
+    let out = decide(data.path(), &["--stars", "3", "--label", "red"], &[&p[0]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tags = exiftool(
+        &["-XMP:Rating", "-XMP:Label"],
+        &data.path().join("IMG_0000.jpg.xmp"),
+    );
+    assert_eq!(tags["Rating"], 3, "{tags:#}");
+    assert_eq!(tags["Label"], "Red");
+
+    let out = decide(
+        data.path(),
+        &["--reject", "--sidecar", "replace-extension"],
+        &[&p[1]],
+    );
+    assert!(out.status.success());
+    let tags = exiftool(&["-XMP:Rating"], &data.path().join("IMG_0001.xmp"));
+    assert_eq!(tags["Rating"], -1, "a reject is rating -1: {tags:#}");
+}
+
+#[test]
+fn a_sidecar_exiftool_wrote_keeps_its_tags_and_lends_its_rating() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 1);
+    let sidecar = data.path().join("IMG_0000.jpg.xmp");
+    let made = Command::new("exiftool")
+        .args([
+            "-q",
+            "-XMP-dc:Title=Grace Hopper at the console",
+            "-XMP-dc:Subject=computing",
+            "-XMP-dc:Subject=history",
+            "-XMP-photoshop:Credit=U.S. Navy",
+            "-XMP:Rating=4",
+            "-XMP:Label=Blue",
+        ])
+        .arg(&sidecar)
+        .status()
+        .expect("exiftool");
+    assert!(made.success());
+    let before = exiftool(&["-XMP:all"], &sidecar);
+
+    // Import reads the 4 stars and the blue label; the pick is added to them.
+    let out = decide(data.path(), &["--pick"], &[&p[0]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["decision"]["stars"], 4, "{report:#}");
+    assert_eq!(report["decision"]["flag"], "pick");
+
+    let out = decide(data.path(), &["--stars", "2", "--label", "none"], &[&p[0]]);
+    assert!(out.status.success());
+    let after = exiftool(&["-XMP:all"], &sidecar);
+    assert_eq!(after["Rating"], 2, "{after:#}");
+    assert_eq!(after.get("Label"), None, "{after:#}");
+    for tag in ["Title", "Subject", "Credit"] {
+        assert_eq!(after[tag], before[tag], "{tag} changed: {after:#}");
+    }
+}
+
+#[test]
+fn a_malformed_sidecar_is_reported_and_left_alone_while_the_catalog_keeps_the_decision() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 1);
+    let sidecar = data.path().join("IMG_0000.jpg.xmp");
+    let garbage = b"<x:xmpmeta><rdf:RDF><unclosed>\xff\xfe";
+    std::fs::write(&sidecar, garbage).expect("write");
+    let out = decide(data.path(), &["--stars", "5"], &[&p[0]]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let err = report["sidecar_error"].as_str().expect("error");
+    assert!(
+        err.starts_with("malformed XMP sidecar") && err.ends_with("IMG_0000.jpg.xmp"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&sidecar).expect("read"), garbage, "untouched");
+    let catalog = Catalog::open(
+        &data.path().join("catalog.sqlite"),
+        SidecarNaming::default(),
+    )
+    .expect("catalog");
+    assert_eq!(
+        catalog.decision(&p[0]).expect("query").map(|d| d.stars),
+        Some(5)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_that_is_not_utf8_round_trips() {
+    use std::os::unix::ffi::OsStrExt;
+    let data = tempfile::tempdir().expect("tempdir");
+    let name = std::ffi::OsStr::from_bytes(b"caf\xe9 \xff.jpg");
+    let p = data.path().join(name);
+    std::fs::copy(photo("grace_hopper.jpg"), &p).expect("copy");
+    let out = decide(data.path(), &["--stars", "1"], &[&p]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let catalog = Catalog::open(
+        &data.path().join("catalog.sqlite"),
+        SidecarNaming::default(),
+    )
+    .expect("catalog");
+    let all = catalog.all().expect("all");
+    assert_eq!(all.len(), 1);
+    assert_eq!(all[0].0, p, "the exact bytes come back");
+    assert!(
+        data.path()
+            .join(std::ffi::OsStr::from_bytes(b"caf\xe9 \xff.jpg.xmp"))
+            .is_file()
+    );
+}
+
+#[test]
+fn a_sidecar_that_could_not_be_written_is_written_on_the_next_open() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 1);
+    // A directory where the sidecar should go: the rename onto it fails.
+    let blocker = data.path().join("IMG_0000.jpg.xmp");
+    std::fs::create_dir(&blocker).expect("mkdir");
+    std::fs::write(blocker.join("keep"), b"x").expect("write");
+    let out = decide(data.path(), &["--stars", "4"], &[&p[0]]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    std::fs::remove_dir_all(&blocker).expect("rm");
+
+    let mut catalog = Catalog::open(
+        &data.path().join("catalog.sqlite"),
+        SidecarNaming::default(),
+    )
+    .expect("catalog");
+    assert!(catalog.flush_pending().expect("flush").is_empty());
+    let d = darkroom_catalog::sidecar::read(&p[0], SidecarNaming::default())
+        .expect("parses")
+        .expect("exists");
+    assert_eq!(d.stars, 4);
+}
+
+/// xorshift: the test's randomness, with the seed in every failure message.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn acknowledged_decisions_survive_sigkill() {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64 | 1)
+        .unwrap_or(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng(seed);
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 20);
+    let decisions: Vec<(usize, Decision)> = (0..1000)
+        .map(|_| {
+            let photo = (rng.next() % 20) as usize;
+            let flag = [Flag::Unflagged, Flag::Pick, Flag::Reject][(rng.next() % 3) as usize];
+            let stars = (rng.next() % 6) as u8;
+            (
+                photo,
+                Decision {
+                    flag,
+                    stars,
+                    label: None,
+                },
+            )
+        })
+        .collect();
+    let kill_after = 50 + (rng.next() % 900) as usize;
+
+    let mut child = darkroom(data.path())
+        .args(["decide", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let lines: Vec<String> = decisions
+        .iter()
+        .map(|(i, d)| {
+            serde_json::json!({"path": p[*i], "flag": d.flag, "stars": d.stars}).to_string()
+        })
+        .collect();
+    let writer = std::thread::spawn(move || {
+        for l in lines {
+            if writeln!(stdin, "{l}").is_err() {
+                break;
+            }
+        }
+    });
+    let mut acked = 0usize;
+    for line in BufReader::new(child.stdout.take().expect("stdout")).lines() {
+        let line = line.expect("ack line");
+        let ack: Value = serde_json::from_str(&line).expect("ack json");
+        assert_eq!(ack.get("sidecar_error"), None, "{line}");
+        acked = ack["ack"].as_u64().expect("n") as usize;
+        if acked >= kill_after {
+            break;
+        }
+    }
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let _ = child.wait();
+    let _ = writer.join();
+
+    // Restart: open the catalog as the app would (which repairs pending sidecars).
+    let mut catalog = Catalog::open(
+        &data.path().join("catalog.sqlite"),
+        SidecarNaming::default(),
+    )
+    .expect("catalog opens after SIGKILL");
+    assert!(catalog.flush_pending().expect("flush").is_empty());
+    for (i, photo) in p.iter().enumerate() {
+        let last_acked = decisions[..acked].iter().rposition(|(j, _)| *j == i);
+        let Some(last) = last_acked else { continue };
+        // Decisions sent after the last ack may also have landed before the kill.
+        let allowed: Vec<&Decision> = std::iter::once(&decisions[last].1)
+            .chain(
+                decisions[acked..]
+                    .iter()
+                    .filter(|(j, _)| *j == i)
+                    .map(|(_, d)| d),
+            )
+            .collect();
+        let stored = catalog.decision(photo).expect("query").unwrap_or_else(|| {
+            panic!(
+                "seed {seed}: acknowledged decision for {} lost",
+                photo.display()
+            )
+        });
+        assert!(
+            allowed.contains(&&stored),
+            "seed {seed}: {} holds {stored:?}, acknowledged {:?}",
+            photo.display(),
+            decisions[last].1
+        );
+        let sidecar = darkroom_catalog::sidecar::read(photo, SidecarNaming::default())
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"))
+            .expect("sidecar exists");
+        assert_eq!(
+            sidecar.xmp_rating(),
+            stored.xmp_rating(),
+            "seed {seed}: {}",
+            photo.display()
+        );
+    }
+}
