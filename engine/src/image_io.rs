@@ -3,46 +3,19 @@
 
 use std::path::Path;
 
-use image::{DynamicImage, ImageDecoder, ImageReader, Limits, RgbImage};
+use image::{DynamicImage, RgbImage};
 
 use crate::error::EngineError;
 
-/// The largest image the engine will decode (a 100 MP frame has room; a hostile header claiming
-/// 100000x100000 does not).
-const MAX_PIXELS: u64 = 200_000_000;
-
-fn image_error(path: &Path, reason: impl std::fmt::Display) -> EngineError {
-    EngineError::Image {
-        reason: reason.to_string(),
-        path: path.to_path_buf(),
-    }
-}
-
-/// Decode `path` (format from its content, not its extension) and apply its EXIF orientation,
-/// so detection sees the photo as the photographer framed it.
+/// Decode `path` (format from its content, not its extension) within the library's pixel
+/// budget and apply its EXIF orientation, so detection sees the photo as it was framed.
 pub fn load_oriented(path: &Path) -> Result<DynamicImage, EngineError> {
-    let mut reader = ImageReader::open(path)
-        .map_err(|e| image_error(path, e))?
-        .with_guessed_format()
-        .map_err(|e| image_error(path, e))?;
-    let mut limits = Limits::default();
-    limits.max_alloc = Some(MAX_PIXELS * 4);
-    reader.limits(limits);
-    let mut decoder = reader.into_decoder().map_err(|e| image_error(path, e))?;
-    let (w, h) = decoder.dimensions();
-    if u64::from(w) * u64::from(h) > MAX_PIXELS {
-        return Err(image_error(
-            path,
-            format!("{w}x{h} pixels is larger than the {MAX_PIXELS} pixel limit"),
-        ));
-    }
-    // A broken EXIF block should not cost the photo: decode it upright-as-stored.
-    let orientation = decoder
-        .orientation()
-        .unwrap_or(image::metadata::Orientation::NoTransforms);
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| image_error(path, e))?;
-    img.apply_orientation(orientation);
-    Ok(img)
+    darkroom_library::decode::load_oriented(path).map_err(|e| match e {
+        darkroom_library::LibraryError::Image { reason, path }
+        | darkroom_library::LibraryError::Io { reason, path, .. } => {
+            EngineError::Image { reason, path }
+        }
+    })
 }
 
 /// As [`load_oriented`], as 8-bit RGB.

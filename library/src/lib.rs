@@ -1,0 +1,14 @@
+//! Photos on disk: scanning a folder into items (a RAW and its JPEG twin are one item),
+//! finding the JPEG previews cameras embed in RAW files, decoding the right way up within
+//! memory limits, and cached thumbnails. No inference here: the engine depends on this crate
+//! for decoding, not the other way round.
+
+pub mod decode;
+pub mod error;
+pub mod formats;
+pub mod preview;
+pub mod scan;
+pub mod thumbs;
+
+pub use error::LibraryError;
+pub use scan::{Item, ItemKind, ScanEvent};

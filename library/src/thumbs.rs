@@ -1,0 +1,133 @@
+//! Thumbnails: the largest embedded preview when it is big enough, else a decode of the file,
+//! oriented and shrunk to fit a square; cached on disk in the XDG cache dir, keyed by path,
+//! size, modification time and target size, written atomically.
+
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+use image::{DynamicImage, RgbImage};
+use sha2::{Digest, Sha256};
+
+use crate::decode;
+use crate::error::LibraryError;
+use crate::formats;
+use crate::preview;
+
+/// Where a thumbnail came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    Cache,
+    EmbeddedPreview,
+    Decoded,
+}
+
+#[derive(Debug, Clone)]
+pub struct Thumbnail {
+    pub image: RgbImage,
+    pub source: Source,
+}
+
+/// A folder of cached thumbnails.
+#[derive(Debug, Clone)]
+pub struct ThumbCache {
+    dir: PathBuf,
+}
+
+impl ThumbCache {
+    pub fn new(dir: impl Into<PathBuf>) -> Self {
+        ThumbCache { dir: dir.into() }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The cache file for `path` at `side` pixels, or an error if the photo cannot be stat'ed.
+    pub fn key_path(&self, path: &Path, side: u32) -> Result<PathBuf, LibraryError> {
+        let meta =
+            std::fs::metadata(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        let mtime = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let mut h = Sha256::new();
+        h.update(path.as_os_str().as_encoded_bytes());
+        h.update(meta.len().to_le_bytes());
+        h.update(mtime.to_le_bytes());
+        h.update(side.to_le_bytes());
+        let key = hex::encode(h.finalize());
+        Ok(self
+            .dir
+            .join(&key[..2])
+            .join(format!("{}.jpg", &key[2..32])))
+    }
+
+    /// The thumbnail of `path` fitting `side`×`side`, from the cache if it is there.
+    pub fn get(&self, path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
+        let cached = self.key_path(path, side)?;
+        if let Ok(img) = image::open(&cached) {
+            return Ok(Thumbnail {
+                image: img.into_rgb8(),
+                source: Source::Cache,
+            });
+        }
+        let thumb = make(path, side)?;
+        // A cache that cannot be written costs speed, not the thumbnail.
+        let _ = store(&cached, &thumb.image);
+        Ok(thumb)
+    }
+}
+
+/// Build a thumbnail without the cache.
+pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
+    let embedded = if formats::is_raw(path) || formats::is_jpeg(path) {
+        let data = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        preview::embedded(&data)
+            .filter(|p| p.width.max(p.height) >= side || formats::is_raw(path))
+            .map(|p| decode::decode_bytes(&data[p.range.clone()], path, p.orientation))
+    } else {
+        None
+    };
+    let (img, source) = match embedded {
+        Some(Ok(img)) => (img, Source::EmbeddedPreview),
+        Some(Err(e)) if formats::is_raw(path) => return Err(e),
+        _ if formats::is_raw(path) => {
+            return Err(LibraryError::image(
+                path,
+                "no embedded preview in this RAW file",
+            ));
+        }
+        _ => (decode::load_oriented(path)?, Source::Decoded),
+    };
+    Ok(Thumbnail {
+        image: shrink(img, side),
+        source,
+    })
+}
+
+fn shrink(img: DynamicImage, side: u32) -> RgbImage {
+    if img.width().max(img.height()) <= side {
+        return img.into_rgb8();
+    }
+    img.thumbnail(side, side).into_rgb8()
+}
+
+fn store(path: &Path, img: &RgbImage) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut bytes = Vec::new();
+        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 85)
+            .encode_image(img)
+            .map_err(std::io::Error::other)?;
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
