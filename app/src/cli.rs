@@ -15,9 +15,12 @@ use darkroom_engine::{
     version,
     about = "Fast photo culling with on-device face models"
 )]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// Open the window on this folder (no subcommand).
+    pub folder: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,7 +194,10 @@ pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::gui::run(cli.folder);
+    };
+    match command {
         Command::Probe {
             json,
             reprobe,

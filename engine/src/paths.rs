@@ -27,3 +27,13 @@ pub fn inference_dir() -> Option<PathBuf> {
     }
     data_dir().map(|d| d.join("inference"))
 }
+
+/// The cache dir (thumbnails): `DARKROOM_CACHE_DIR`, else the platform's (`~/.cache/darkroom`).
+/// Everything in it can be deleted.
+pub fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("DARKROOM_CACHE_DIR").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    directories::ProjectDirs::from("org", "DarkRoom", "darkroom")
+        .map(|d| d.cache_dir().to_path_buf())
+}

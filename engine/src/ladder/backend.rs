@@ -198,6 +198,8 @@ struct State {
     cache_miss: Option<CacheMiss>,
     cache_error: Option<String>,
     engines: Vec<EngineStatus>,
+    /// Starts as the config's; Settings can change it while the app runs.
+    forced: Option<Override>,
 }
 
 struct Shared {
@@ -293,6 +295,7 @@ impl Backend {
         store: ModelStore,
         config: BackendConfig,
     ) -> Self {
+        let forced = config.forced;
         let shared = Arc::new(Shared {
             runtime,
             store,
@@ -307,6 +310,7 @@ impl Backend {
                 cache_miss: None,
                 cache_error: None,
                 engines: Vec::new(),
+                forced,
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -348,6 +352,12 @@ impl Backend {
             placements,
             default: Placement::floor(shared.runtime.kind),
         }
+    }
+
+    /// Change the override for jobs started from now on (running jobs keep their pin).
+    pub fn set_forced(&self, forced: Option<Override>) {
+        lock(&self.shared.state).forced = forced;
+        self.shared.notify();
     }
 
     /// Block until `done` holds or `timeout` passes; true if it holds.
@@ -659,7 +669,7 @@ impl Shared {
     /// The rung serving new jobs, after the override; and why an override was not honoured.
     fn serving(&self, s: &State) -> (Rung, Option<String>) {
         let (chosen, _) = self.chosen(s);
-        let Some(forced) = self.config.forced else {
+        let Some(forced) = s.forced else {
             return (chosen, None);
         };
         if forced.rung == chosen {
@@ -781,7 +791,7 @@ impl Shared {
             selected: probe.map(|p| p.selected),
             fallback: probe.and_then(|p| p.fallback),
             demoted,
-            forced: self.config.forced,
+            forced: s.forced,
             forced_note,
             platform: s.platform,
             ladder: s.ladder.clone(),
@@ -812,7 +822,7 @@ impl Shared {
             Rung::TensorRt | Rung::SimulatedGpu => format!("{} fp16", serving.label()),
             other => other.label().to_string(),
         };
-        if self.config.forced.is_some_and(|f| f.rung == serving)
+        if s.forced.is_some_and(|f| f.rung == serving)
             && probe.is_some_and(|p| p.selected != serving)
         {
             head.push_str(" (forced)");

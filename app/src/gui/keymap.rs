@@ -1,0 +1,146 @@
+//! The keymap, as data: every binding the grid, loupe and compare views answer to, with the
+//! words the help overlay (`?`) shows for it.
+
+use darkroom_catalog::ColourLabel;
+use egui::{Key, Modifiers};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Next,
+    Previous,
+    Up,
+    Down,
+    ToggleLoupe,
+    Back,
+    Compare,
+    Zoom,
+    Pick,
+    Reject,
+    Unflag,
+    Stars(u8),
+    Label(ColourLabel),
+    Undo,
+    Help,
+    FilterAll,
+    FilterPicks,
+    FilterRejects,
+    FilterUnflagged,
+    Settings,
+}
+
+pub struct Binding {
+    pub key: Key,
+    pub modifiers: Modifiers,
+    pub action: Action,
+    pub keys: &'static str,
+    pub help: &'static str,
+}
+
+const fn bind(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
+    Binding {
+        key,
+        modifiers: Modifiers::NONE,
+        action,
+        keys,
+        help,
+    }
+}
+
+const fn ctrl(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
+    Binding {
+        key,
+        modifiers: Modifiers::COMMAND,
+        action,
+        keys,
+        help,
+    }
+}
+
+pub const KEYMAP: &[Binding] = &[
+    bind(Key::ArrowRight, Action::Next, "→", "Next photo"),
+    bind(Key::ArrowLeft, Action::Previous, "←", "Previous photo"),
+    bind(Key::ArrowUp, Action::Up, "↑", "Row up (grid)"),
+    bind(Key::ArrowDown, Action::Down, "↓", "Row down (grid)"),
+    bind(
+        Key::Space,
+        Action::ToggleLoupe,
+        "Space",
+        "Loupe / back to grid",
+    ),
+    bind(
+        Key::Enter,
+        Action::ToggleLoupe,
+        "Enter",
+        "Loupe / back to grid",
+    ),
+    bind(
+        Key::Escape,
+        Action::Back,
+        "Esc",
+        "Back to grid, close overlays",
+    ),
+    bind(Key::C, Action::Compare, "C", "Compare with the next photo"),
+    bind(Key::Z, Action::Zoom, "Z", "Loupe: fit / 100 %"),
+    bind(Key::P, Action::Pick, "P", "Pick"),
+    bind(Key::X, Action::Reject, "X", "Reject"),
+    bind(Key::U, Action::Unflag, "U", "Unflag"),
+    bind(Key::Num0, Action::Stars(0), "0", "No stars"),
+    bind(Key::Num1, Action::Stars(1), "1", "1 star"),
+    bind(Key::Num2, Action::Stars(2), "2", "2 stars"),
+    bind(Key::Num3, Action::Stars(3), "3", "3 stars"),
+    bind(Key::Num4, Action::Stars(4), "4", "4 stars"),
+    bind(Key::Num5, Action::Stars(5), "5", "5 stars"),
+    bind(
+        Key::Num6,
+        Action::Label(ColourLabel::Red),
+        "6",
+        "Red label (again: none)",
+    ),
+    bind(
+        Key::Num7,
+        Action::Label(ColourLabel::Yellow),
+        "7",
+        "Yellow label",
+    ),
+    bind(
+        Key::Num8,
+        Action::Label(ColourLabel::Green),
+        "8",
+        "Green label",
+    ),
+    bind(
+        Key::Num9,
+        Action::Label(ColourLabel::Blue),
+        "9",
+        "Blue label",
+    ),
+    ctrl(Key::Z, Action::Undo, "Ctrl+Z", "Undo the last decision"),
+    bind(Key::Questionmark, Action::Help, "?", "This help"),
+    bind(Key::F1, Action::Help, "F1", "This help"),
+    bind(Key::A, Action::FilterAll, "A", "Show all"),
+    bind(Key::F, Action::FilterPicks, "F", "Show picks"),
+    bind(Key::R, Action::FilterRejects, "R", "Show rejects"),
+    bind(Key::N, Action::FilterUnflagged, "N", "Show unflagged"),
+    ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
+];
+
+/// The actions pressed this frame, in keymap order. Ctrl+Z is matched before Z.
+pub fn pressed(input: &egui::InputState) -> Vec<Action> {
+    let mut out = Vec::new();
+    for b in KEYMAP {
+        let hit = input.events.iter().any(|e| match e {
+            egui::Event::Key {
+                key,
+                pressed: true,
+                modifiers,
+                ..
+            } => *key == b.key && modifiers.matches_logically(b.modifiers),
+            egui::Event::Text(t) => b.key == Key::Questionmark && t == "?",
+            _ => false,
+        });
+        if hit {
+            out.push(b.action);
+        }
+    }
+    out
+}

@@ -1,0 +1,986 @@
+//! The window: grid, loupe and compare over a folder, keyboard-first, with Settings and About
+//! rendering the engine's backend status. The UI thread only draws and routes input; scanning,
+//! thumbnails, the catalog and the engine all live in `workers`.
+
+pub mod keymap;
+pub mod panels;
+pub mod workers;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::Receiver;
+
+use darkroom_catalog::{Decision, Flag, Label, SidecarNaming};
+use darkroom_engine::{Backend, BackendStatus};
+use darkroom_library::thumbs::ThumbCache;
+use darkroom_library::{Item, ScanEvent};
+use egui::{Color32, RichText, TextureHandle};
+
+use keymap::Action;
+use workers::{Cancel, DecisionJob, ThumbJob, Waker};
+
+/// Grid cell size in points; thumbnails are made at this many pixels.
+pub const THUMB_SIDE: u32 = 256;
+/// Loupe previews are made at this many pixels (fit on a 4K screen is downscaled by egui).
+pub const LOUPE_SIDE: u32 = 2048;
+const CELL: f32 = 180.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Grid,
+    Loupe,
+    Compare,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    All,
+    Picks,
+    Rejects,
+    Unflagged,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    Settings,
+    About,
+}
+
+#[derive(Default)]
+pub enum Picture {
+    #[default]
+    None,
+    Requested,
+    Ready(TextureHandle),
+    Failed(String),
+}
+
+pub struct Entry {
+    pub item: Item,
+    pub decision: Decision,
+    /// Sent to the catalog, not yet acknowledged as durable.
+    pub pending: bool,
+    /// A decision was made here: a late import result must not overwrite it.
+    pub decided_here: bool,
+    pub thumb: Picture,
+    pub loupe: Picture,
+    pub error: Option<String>,
+}
+
+/// Where Settings and About get the backend's state: the live engine, or a fixed status
+/// (screenshot tests of each state).
+pub enum StatusSource {
+    Starting(Receiver<Backend>),
+    Live(Backend),
+    Fixed(Box<BackendStatus>),
+}
+
+pub struct DarkRoom {
+    pub root: Option<PathBuf>,
+    pub entries: Vec<Entry>,
+    pub visible: Vec<usize>,
+    pub selected: usize,
+    pub view: View,
+    pub zoom_100: bool,
+    pub filter: Filter,
+    pub overlay: Overlay,
+    pub undo: Vec<(usize, Decision)>,
+    pub scanning: bool,
+    pub scan_errors: Vec<String>,
+    pub recent: Vec<PathBuf>,
+    pub folder_field: String,
+    pub naming: SidecarNaming,
+    pub status: StatusSource,
+    /// ONNX Runtime's intra-op threads, shown in Settings.
+    pub inference_threads: usize,
+    scan_rx: Option<Receiver<ScanEvent>>,
+    /// Items waiting to be imported (the catalog's channel is bounded).
+    import_queue: std::collections::VecDeque<usize>,
+    imports_in_flight: usize,
+    thumbs: workers::ThumbPool,
+    writer: workers::DecisionWriter,
+    cancel: Cancel,
+    wake: Waker,
+    catalog_path: PathBuf,
+    cache: ThumbCache,
+    settings_file: Option<PathBuf>,
+}
+
+impl Drop for DarkRoom {
+    fn drop(&mut self) {
+        self.cancel.set();
+    }
+}
+
+/// What the app needs from the outside world.
+pub struct Setup {
+    pub folder: Option<PathBuf>,
+    pub catalog: PathBuf,
+    pub thumb_cache: PathBuf,
+    pub naming: SidecarNaming,
+    pub recent: Vec<PathBuf>,
+    pub status: StatusSource,
+    pub thumb_threads: usize,
+    pub inference_threads: usize,
+    /// Where recent folders and the sidecar naming are kept (None: not persisted, in tests).
+    pub settings_file: Option<PathBuf>,
+}
+
+/// What the window remembers between runs.
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AppSettings {
+    #[serde(default)]
+    pub recent: Vec<PathBuf>,
+    #[serde(default)]
+    pub naming: SidecarNaming,
+}
+
+impl AppSettings {
+    /// Read at start-up, before the window exists. A bad file means defaults, said once.
+    pub fn load(path: &Path) -> Self {
+        match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).unwrap_or_else(|e| {
+                eprintln!("darkroom: settings ignored: {e}: {}", path.display());
+                AppSettings::default()
+            }),
+            Err(_) => AppSettings::default(),
+        }
+    }
+}
+
+impl DarkRoom {
+    /// Starts the background workers and returns at once: the first frame never waits.
+    pub fn new(ctx: &egui::Context, setup: Setup) -> Self {
+        let repaint = ctx.clone();
+        let wake: Waker = Arc::new(move || repaint.request_repaint());
+        let cancel = Cancel::default();
+        let cache = ThumbCache::new(setup.thumb_cache);
+        let thumbs = workers::thumb_pool(
+            cache.clone(),
+            setup.thumb_threads,
+            cancel.clone(),
+            wake.clone(),
+        );
+        let writer = workers::decision_writer(setup.catalog.clone(), setup.naming, wake.clone());
+        let mut app = DarkRoom {
+            root: None,
+            entries: Vec::new(),
+            visible: Vec::new(),
+            selected: 0,
+            view: View::Grid,
+            zoom_100: false,
+            filter: Filter::All,
+            overlay: Overlay::None,
+            undo: Vec::new(),
+            scanning: false,
+            scan_errors: Vec::new(),
+            recent: setup.recent,
+            folder_field: String::new(),
+            naming: setup.naming,
+            status: setup.status,
+            inference_threads: setup.inference_threads,
+            scan_rx: None,
+            import_queue: std::collections::VecDeque::new(),
+            imports_in_flight: 0,
+            thumbs,
+            writer,
+            cancel,
+            wake,
+            catalog_path: setup.catalog,
+            cache,
+            settings_file: setup.settings_file,
+        };
+        if let Some(folder) = setup.folder {
+            app.open(folder);
+        }
+        app
+    }
+
+    pub fn catalog_path(&self) -> &Path {
+        &self.catalog_path
+    }
+
+    pub fn thumb_cache(&self) -> &ThumbCache {
+        &self.cache
+    }
+
+    /// Start scanning `folder` (in the background).
+    pub fn open(&mut self, folder: PathBuf) {
+        self.entries.clear();
+        self.visible.clear();
+        self.import_queue.clear();
+        self.selected = 0;
+        self.view = View::Grid;
+        self.scan_errors.clear();
+        self.recent.retain(|r| *r != folder);
+        self.recent.insert(0, folder.clone());
+        self.recent.truncate(8);
+        self.scan_rx = Some(workers::scan(
+            folder.clone(),
+            self.cancel.clone(),
+            self.wake.clone(),
+        ));
+        self.scanning = true;
+        self.root = Some(folder);
+        self.save_settings();
+    }
+
+    /// Persist recent folders and naming, on a thread of its own (file I/O).
+    fn save_settings(&self) {
+        let Some(path) = self.settings_file.clone() else {
+            return;
+        };
+        let settings = AppSettings {
+            recent: self.recent.clone(),
+            naming: self.naming,
+        };
+        std::thread::spawn(move || {
+            let result = serde_json::to_vec_pretty(&settings)
+                .map_err(std::io::Error::other)
+                .and_then(|bytes| {
+                    if let Some(dir) = path.parent() {
+                        std::fs::create_dir_all(dir)?;
+                    }
+                    let tmp = path.with_extension("json.tmp");
+                    std::fs::write(&tmp, bytes)?;
+                    std::fs::rename(&tmp, &path)
+                });
+            if let Err(e) = result {
+                eprintln!("darkroom: cannot save settings: {e}: {}", path.display());
+            }
+        });
+    }
+
+    /// The backend's status as it is now.
+    pub fn backend_status(&mut self) -> Option<BackendStatus> {
+        if let StatusSource::Starting(rx) = &self.status
+            && let Ok(backend) = rx.try_recv()
+        {
+            self.status = StatusSource::Live(backend);
+        }
+        match &self.status {
+            StatusSource::Starting(_) => None,
+            StatusSource::Live(b) => Some(b.status()),
+            StatusSource::Fixed(s) => Some((**s).clone()),
+        }
+    }
+
+    /// Take in what the workers reported since the last frame (bounded per frame).
+    fn poll(&mut self, ctx: &egui::Context) {
+        if let Some(rx) = &self.scan_rx {
+            let (events, done) = workers::drain(rx, 2048);
+            for e in events {
+                match e {
+                    ScanEvent::Item(item) => {
+                        self.import_queue.push_back(self.entries.len());
+                        self.entries.push(Entry {
+                            item,
+                            decision: Decision::default(),
+                            pending: false,
+                            decided_here: false,
+                            thumb: Picture::None,
+                            loupe: Picture::None,
+                            error: None,
+                        });
+                    }
+                    ScanEvent::Error(e) => self.scan_errors.push(e.to_string()),
+                }
+            }
+            if done {
+                self.scan_rx = None;
+                self.scanning = false;
+            }
+            self.refilter();
+        }
+        while let Some(&index) = self.import_queue.front() {
+            let path = self.entries[index].item.primary.clone();
+            if self.writer.import.try_send((index, path)).is_err() {
+                break;
+            }
+            self.import_queue.pop_front();
+            self.imports_in_flight += 1;
+        }
+        let (imported, _) = workers::drain(&self.writer.imported, 4096);
+        self.imports_in_flight = self.imports_in_flight.saturating_sub(imported.len());
+        for (index, decision, err) in imported {
+            if let Some(e) = self.entries.get_mut(index)
+                && !e.decided_here
+            {
+                e.decision = decision;
+                if err.is_some() {
+                    e.error = err;
+                }
+            }
+        }
+        let (acks, _) = workers::drain(&self.writer.acks, 256);
+        for ack in acks {
+            if let Some(e) = self.entries.get_mut(ack.index) {
+                e.pending = false;
+                e.decision = ack.decision;
+                if let Some(err) = ack.error {
+                    e.error = Some(err);
+                }
+            }
+        }
+        // Uploading textures is the UI's only image work; cap it per frame to keep frames short.
+        let (done, _) = workers::drain(&self.thumbs.done, 32);
+        for d in done {
+            let Some(e) = self.entries.get_mut(d.index) else {
+                continue;
+            };
+            let picture = match d.result {
+                Ok(img) => {
+                    let size = [img.width() as usize, img.height() as usize];
+                    let color = egui::ColorImage::from_rgb(size, img.as_raw());
+                    Picture::Ready(ctx.load_texture(
+                        format!("photo-{}-{}", d.index, d.side),
+                        color,
+                        egui::TextureOptions::LINEAR,
+                    ))
+                }
+                Err(err) => {
+                    e.error = Some(err.clone());
+                    Picture::Failed(err)
+                }
+            };
+            if d.side == LOUPE_SIDE {
+                e.loupe = picture;
+            } else {
+                e.thumb = picture;
+            }
+        }
+    }
+
+    fn request(&mut self, index: usize, side: u32) {
+        let Some(e) = self.entries.get_mut(index) else {
+            return;
+        };
+        let slot = if side == LOUPE_SIDE {
+            &mut e.loupe
+        } else {
+            &mut e.thumb
+        };
+        if matches!(slot, Picture::None) {
+            let job = ThumbJob {
+                index,
+                path: e.item.display_file().to_path_buf(),
+                side,
+            };
+            // A full queue just means "ask again next frame".
+            if self.thumbs.jobs.try_send(job).is_ok() {
+                *slot = Picture::Requested;
+            }
+        }
+    }
+
+    pub fn refilter(&mut self) {
+        let current = self.visible.get(self.selected).copied();
+        self.visible = (0..self.entries.len())
+            .filter(|&i| {
+                let f = self.entries[i].decision.flag;
+                match self.filter {
+                    Filter::All => true,
+                    Filter::Picks => f == Flag::Pick,
+                    Filter::Rejects => f == Flag::Reject,
+                    Filter::Unflagged => f == Flag::Unflagged,
+                }
+            })
+            .collect();
+        self.selected = current
+            .and_then(|c| self.visible.iter().position(|&i| i == c))
+            .unwrap_or(0)
+            .min(self.visible.len().saturating_sub(1));
+    }
+
+    pub fn selected_index(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    /// Record a decision for the selected item: shown at once as pending, durable when the
+    /// catalog acknowledges it.
+    pub fn decide(&mut self, change: impl FnOnce(&mut Decision)) {
+        let Some(index) = self.selected_index() else {
+            return;
+        };
+        let entry = &mut self.entries[index];
+        let before = entry.decision.clone();
+        let mut after = before.clone();
+        change(&mut after);
+        if after == before {
+            return;
+        }
+        self.send_decision(index, after);
+        self.undo.push((index, before));
+    }
+
+    fn send_decision(&mut self, index: usize, decision: Decision) {
+        let entry = &mut self.entries[index];
+        let job = DecisionJob {
+            index,
+            files: entry.item.files().map(Path::to_path_buf).collect(),
+            decision: decision.clone(),
+        };
+        match self.thumbs_blocking_send(job) {
+            Ok(()) => {
+                let entry = &mut self.entries[index];
+                entry.decision = decision;
+                entry.pending = true;
+                entry.decided_here = true;
+            }
+            Err(e) => self.entries[index].error = Some(e),
+        }
+    }
+
+    fn thumbs_blocking_send(&self, job: DecisionJob) -> Result<(), String> {
+        // The writer drains decisions first; a full queue means it is far behind, and waiting
+        // here is better than dropping a decision.
+        self.writer
+            .jobs
+            .send(workers::WriterMsg::Decide(job))
+            .map_err(|_| "the catalog writer stopped".to_string())
+    }
+
+    pub fn undo(&mut self) {
+        if let Some((index, before)) = self.undo.pop() {
+            self.send_decision(index, before);
+        }
+    }
+
+    /// True when every acknowledged decision has come back.
+    pub fn all_acknowledged(&self) -> bool {
+        self.entries.iter().all(|e| !e.pending)
+    }
+
+    /// True when the scan is done and every visible thumbnail has arrived (tests wait on it).
+    pub fn settled(&self) -> bool {
+        !self.scanning
+            && self.import_queue.is_empty()
+            && self.imports_in_flight == 0
+            && self.all_acknowledged()
+            && self.visible.iter().all(|&i| {
+                matches!(
+                    self.entries[i].thumb,
+                    Picture::Ready(_) | Picture::Failed(_)
+                )
+            })
+            && (self.view == View::Grid
+                || self.selected_index().is_none_or(|i| {
+                    matches!(
+                        self.entries[i].loupe,
+                        Picture::Ready(_) | Picture::Failed(_)
+                    )
+                }))
+    }
+
+    fn act(&mut self, action: Action, columns: usize) {
+        let n = self.visible.len();
+        let step = |s: &mut usize, by: isize| {
+            if n > 0 {
+                *s = (*s as isize + by).clamp(0, n as isize - 1) as usize;
+            }
+        };
+        match action {
+            Action::Next => step(&mut self.selected, 1),
+            Action::Previous => step(&mut self.selected, -1),
+            Action::Up if self.view == View::Grid => step(&mut self.selected, -(columns as isize)),
+            Action::Down if self.view == View::Grid => step(&mut self.selected, columns as isize),
+            Action::Up | Action::Down => {}
+            Action::ToggleLoupe => {
+                self.view = if self.view == View::Grid && n > 0 {
+                    View::Loupe
+                } else {
+                    View::Grid
+                }
+            }
+            Action::Back => {
+                if self.overlay != Overlay::None {
+                    self.overlay = Overlay::None;
+                } else {
+                    self.view = View::Grid;
+                }
+            }
+            Action::Compare if n > 1 => self.view = View::Compare,
+            Action::Compare => {}
+            Action::Zoom => self.zoom_100 = !self.zoom_100,
+            Action::Pick => self.decide(|d| d.flag = Flag::Pick),
+            Action::Reject => self.decide(|d| d.flag = Flag::Reject),
+            Action::Unflag => self.decide(|d| d.flag = Flag::Unflagged),
+            Action::Stars(s) => self.decide(|d| d.stars = s),
+            Action::Label(c) => self.decide(|d| {
+                d.label = if d.label == Some(Label::Colour(c)) {
+                    None
+                } else {
+                    Some(Label::Colour(c))
+                }
+            }),
+            Action::Undo => self.undo(),
+            Action::Help => {
+                self.overlay = if self.overlay == Overlay::Help {
+                    Overlay::None
+                } else {
+                    Overlay::Help
+                }
+            }
+            Action::Settings => self.overlay = Overlay::Settings,
+            Action::FilterAll => self.set_filter(Filter::All),
+            Action::FilterPicks => self.set_filter(Filter::Picks),
+            Action::FilterRejects => self.set_filter(Filter::Rejects),
+            Action::FilterUnflagged => self.set_filter(Filter::Unflagged),
+        }
+    }
+
+    fn set_filter(&mut self, f: Filter) {
+        self.filter = f;
+        self.refilter();
+    }
+
+    /// One frame.
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.poll(&ctx);
+        let columns = ((ui.available_width() / CELL).floor() as usize).max(1);
+        let typing = ctx.memory(|m| m.focused().is_some());
+        if !typing {
+            for action in ctx.input(keymap::pressed) {
+                self.act(action, columns);
+            }
+        }
+        let status = self.backend_status();
+        egui::Panel::top("top").show(ui, |ui| self.top_bar(ui, status.as_ref()));
+        egui::CentralPanel::default().show(ui, |ui| {
+            if self.root.is_none() {
+                self.empty_state(ui);
+            } else {
+                match self.view {
+                    View::Grid => self.grid(ui, columns),
+                    View::Loupe => self.loupe(ui),
+                    View::Compare => self.compare(ui),
+                }
+            }
+        });
+        match self.overlay {
+            Overlay::None => {}
+            Overlay::Help => panels::help(&ctx, &mut self.overlay),
+            Overlay::Settings => {
+                if let Some(change) = panels::settings(
+                    &ctx,
+                    &mut self.overlay,
+                    status.as_ref(),
+                    &mut self.naming,
+                    self.inference_threads,
+                ) {
+                    self.apply(change);
+                }
+            }
+            Overlay::About => panels::about(&ctx, &mut self.overlay, status.as_ref()),
+        }
+        if self.scanning
+            || !self.import_queue.is_empty()
+            || self.imports_in_flight > 0
+            || self.entries.iter().any(|e| e.pending)
+        {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
+        }
+    }
+
+    /// Apply a Settings change; persisting it is file I/O, so it happens on its own thread.
+    fn apply(&mut self, change: panels::SettingsChange) {
+        match change {
+            panels::SettingsChange::Force(rung) => {
+                if let StatusSource::Live(backend) = &self.status {
+                    backend.set_forced(rung.map(|rung| darkroom_engine::ladder::Override {
+                        rung,
+                        source: darkroom_engine::ladder::OverrideSource::Setting,
+                    }));
+                }
+                if let Some(dir) = darkroom_engine::paths::inference_dir() {
+                    std::thread::spawn(move || {
+                        let settings = darkroom_engine::ladder::BackendSettings { force: rung };
+                        if let Err(e) = settings.store(&dir) {
+                            eprintln!("darkroom: {e}");
+                        }
+                    });
+                }
+            }
+            panels::SettingsChange::Naming(naming) => {
+                self.naming = naming;
+                let _ = self.writer.jobs.send(workers::WriterMsg::Naming(naming));
+                self.save_settings();
+            }
+        }
+    }
+
+    fn top_bar(&mut self, ui: &mut egui::Ui, status: Option<&BackendStatus>) {
+        ui.horizontal(|ui| {
+            ui.strong("DarkRoom");
+            if let Some(root) = &self.root {
+                let name = root
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| root.display().to_string());
+                ui.label(name).on_hover_text(root.display().to_string());
+                let picks = self
+                    .entries
+                    .iter()
+                    .filter(|e| e.decision.flag == Flag::Pick)
+                    .count();
+                ui.label(format!("{} photos · {picks} picked", self.entries.len()));
+                if self.scanning {
+                    ui.spinner();
+                    ui.label("scanning…");
+                }
+                if !self.scan_errors.is_empty() {
+                    ui.colored_label(
+                        Color32::LIGHT_RED,
+                        format!("{} problems", self.scan_errors.len()),
+                    )
+                    .on_hover_text(self.scan_errors.join("\n"));
+                }
+            }
+            ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+                if ui.button("About").clicked() {
+                    self.overlay = Overlay::About;
+                }
+                if ui.button("Settings").clicked() {
+                    self.overlay = Overlay::Settings;
+                }
+                if ui.button("Help (?)").clicked() {
+                    self.overlay = Overlay::Help;
+                }
+                if let Some(p) = status.and_then(|s| s.progress.as_ref()) {
+                    ui.label(p);
+                }
+            });
+        });
+    }
+
+    fn empty_state(&mut self, ui: &mut egui::Ui) {
+        ui.vertical_centered(|ui| {
+            ui.add_space(60.0);
+            ui.heading("Open a folder of photos to start culling");
+            ui.add_space(12.0);
+            ui.horizontal(|ui| {
+                let label = ui.label("Folder:");
+                ui.text_edit_singleline(&mut self.folder_field)
+                    .labelled_by(label.id);
+                if ui.button("Open folder…").clicked() && !self.folder_field.trim().is_empty() {
+                    let folder = PathBuf::from(self.folder_field.trim());
+                    self.open(folder);
+                }
+            });
+            if !self.recent.is_empty() {
+                ui.add_space(16.0);
+                ui.label("Recent folders");
+                let mut chosen = None;
+                for r in &self.recent {
+                    if ui.link(r.display().to_string()).clicked() {
+                        chosen = Some(r.clone());
+                    }
+                }
+                if let Some(c) = chosen {
+                    self.open(c);
+                }
+            }
+        });
+    }
+
+    fn grid(&mut self, ui: &mut egui::Ui, columns: usize) {
+        if self.visible.is_empty() {
+            ui.centered_and_justified(|ui| {
+                ui.label(if self.scanning {
+                    "Scanning…"
+                } else {
+                    "No photos match this filter"
+                });
+            });
+            return;
+        }
+        let rows = self.visible.len().div_ceil(columns);
+        let selected_row = self.selected / columns;
+        let mut clicked = None;
+        egui::ScrollArea::vertical()
+            .auto_shrink(false)
+            .show_rows(ui, CELL, rows, |ui, range| {
+                for row in range {
+                    ui.horizontal(|ui| {
+                        for col in 0..columns {
+                            let v = row * columns + col;
+                            let Some(&index) = self.visible.get(v) else {
+                                break;
+                            };
+                            self.request(index, THUMB_SIDE);
+                            let selected = v == self.selected;
+                            let response = cell(ui, &self.entries[index], selected);
+                            if selected && row == selected_row {
+                                response.scroll_to_me(None);
+                            }
+                            if response.clicked() {
+                                clicked = Some(v);
+                            }
+                            if response.double_clicked() {
+                                clicked = Some(v);
+                                self.view = View::Loupe;
+                            }
+                        }
+                    });
+                }
+            });
+        if let Some(v) = clicked {
+            self.selected = v;
+        }
+    }
+
+    fn loupe(&mut self, ui: &mut egui::Ui) {
+        let Some(index) = self.selected_index() else {
+            self.view = View::Grid;
+            return;
+        };
+        self.request(index, LOUPE_SIDE);
+        // Pre-load the neighbours so next/previous is instant.
+        for v in [self.selected + 1, self.selected.wrapping_sub(1)] {
+            if let Some(&i) = self.visible.get(v) {
+                self.request(i, LOUPE_SIDE);
+            }
+        }
+        caption(ui, &self.entries[index]);
+        let zoom = self.zoom_100;
+        show_picture(ui, &self.entries[index], zoom);
+    }
+
+    fn compare(&mut self, ui: &mut egui::Ui) {
+        let Some(&a) = self.visible.get(self.selected) else {
+            self.view = View::Grid;
+            return;
+        };
+        let b = self.visible.get(self.selected + 1).copied();
+        self.request(a, LOUPE_SIDE);
+        if let Some(b) = b {
+            self.request(b, LOUPE_SIDE);
+        }
+        ui.columns(2, |cols| {
+            caption(&mut cols[0], &self.entries[a]);
+            show_picture(&mut cols[0], &self.entries[a], false);
+            if let Some(b) = b {
+                caption(&mut cols[1], &self.entries[b]);
+                show_picture(&mut cols[1], &self.entries[b], false);
+            }
+        });
+    }
+}
+
+fn label_colour(label: &Option<Label>) -> Option<Color32> {
+    match label {
+        Some(Label::Colour(c)) => Some(match c {
+            darkroom_catalog::ColourLabel::Red => Color32::from_rgb(220, 50, 47),
+            darkroom_catalog::ColourLabel::Yellow => Color32::from_rgb(230, 200, 40),
+            darkroom_catalog::ColourLabel::Green => Color32::from_rgb(80, 170, 60),
+            darkroom_catalog::ColourLabel::Blue => Color32::from_rgb(50, 110, 220),
+            darkroom_catalog::ColourLabel::Purple => Color32::from_rgb(150, 80, 190),
+        }),
+        _ => None,
+    }
+}
+
+/// "3 stars · Pick" and friends, for the cell and the loupe caption.
+fn badge_text(e: &Entry) -> String {
+    let mut parts = Vec::new();
+    // Words, not ★: egui's bundled fonts have no star glyph.
+    match e.decision.stars {
+        0 => {}
+        1 => parts.push("1 star".into()),
+        n => parts.push(format!("{n} stars")),
+    }
+    match e.decision.flag {
+        Flag::Pick => parts.push("Pick".into()),
+        Flag::Reject => parts.push("Reject".into()),
+        Flag::Unflagged => {}
+    }
+    if e.pending {
+        parts.push("saving…".into());
+    }
+    parts.join(" · ")
+}
+
+fn file_name(e: &Entry) -> String {
+    e.item
+        .primary
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
+    let (rect, response) =
+        ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+    let image_rect = rect.shrink(6.0).with_max_y(rect.max.y - 26.0);
+    match &e.thumb {
+        Picture::Ready(tex) => {
+            let size = tex.size_vec2();
+            let scale = (image_rect.width() / size.x).min(image_rect.height() / size.y);
+            let fitted = egui::Rect::from_center_size(image_rect.center(), size * scale);
+            painter.image(
+                tex.id(),
+                fitted,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+        Picture::Failed(_) => {
+            painter.text(
+                image_rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "⚠ cannot read",
+                egui::FontId::proportional(14.0),
+                Color32::LIGHT_RED,
+            );
+        }
+        _ => {}
+    }
+    if e.decision.flag == Flag::Reject {
+        painter.rect_filled(image_rect, 0.0, Color32::from_black_alpha(140));
+    }
+    if let Some(c) = label_colour(&e.decision.label) {
+        painter.rect_filled(
+            egui::Rect::from_min_size(
+                rect.left_bottom() - egui::vec2(0.0, 6.0),
+                egui::vec2(rect.width(), 6.0),
+            ),
+            0.0,
+            c,
+        );
+    }
+    let text = format!("{}  {}", file_name(e), badge_text(e));
+    painter.text(
+        rect.left_bottom() + egui::vec2(6.0, -14.0),
+        egui::Align2::LEFT_CENTER,
+        text,
+        egui::FontId::proportional(11.0),
+        ui.visuals().text_color(),
+    );
+    if selected {
+        painter.rect_stroke(
+            rect,
+            4.0,
+            egui::Stroke::new(2.5, ui.visuals().selection.stroke.color),
+            egui::StrokeKind::Inside,
+        );
+    }
+    let label = format!("{} {}", file_name(e), badge_text(e));
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
+    if let Some(err) = &e.error {
+        response.on_hover_text(err)
+    } else {
+        response
+    }
+}
+
+fn caption(ui: &mut egui::Ui, e: &Entry) {
+    ui.horizontal(|ui| {
+        ui.strong(file_name(e));
+        ui.label(badge_text(e));
+        if let Some(err) = &e.error {
+            ui.colored_label(Color32::LIGHT_RED, RichText::new(format!("⚠ {err}")));
+        }
+    });
+}
+
+fn show_picture(ui: &mut egui::Ui, e: &Entry, zoom_100: bool) {
+    match &e.loupe {
+        Picture::Ready(tex) => {
+            if zoom_100 {
+                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
+                    ui.image((tex.id(), tex.size_vec2()));
+                });
+            } else {
+                let avail = ui.available_size();
+                let size = tex.size_vec2();
+                let scale = (avail.x / size.x).min(avail.y / size.y).min(1.0);
+                ui.centered_and_justified(|ui| {
+                    ui.image((tex.id(), size * scale));
+                });
+            }
+        }
+        Picture::Failed(err) => {
+            ui.colored_label(Color32::LIGHT_RED, format!("⚠ {err}"));
+        }
+        _ => {
+            ui.centered_and_justified(|ui| ui.spinner());
+        }
+    }
+}
+
+/// The eframe shell around [`DarkRoom`].
+struct Window(DarkRoom);
+
+impl eframe::App for Window {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.0.ui(ui);
+    }
+}
+
+/// `darkroom [FOLDER]`: open the window. Everything slow starts in the background after the
+/// first frame is on its way.
+pub fn run(folder: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
+    use anyhow::Context;
+    let data = darkroom_engine::paths::data_dir()
+        .context("no data directory: set DARKROOM_DATA_DIR or HOME")?;
+    let cache = darkroom_engine::paths::cache_dir()
+        .context("no cache directory: set DARKROOM_CACHE_DIR or HOME")?;
+    let settings_file = data.join("settings.json");
+    let settings = AppSettings::load(&settings_file);
+    let models = crate::cli::models_dir(None)?;
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    std::thread::Builder::new()
+        .name("darkroom-engine-start".into())
+        .spawn(move || {
+            let store = darkroom_engine::CardSet::builtin()
+                .map(|cards| darkroom_engine::ModelStore::new(models, cards));
+            match store
+                .map_err(anyhow::Error::from)
+                .and_then(|s| crate::backend_cmd::start(s, false))
+            {
+                Ok((backend, _)) => {
+                    let _ = tx.send(backend);
+                }
+                Err(e) => eprintln!("darkroom: the inference engine did not start: {e:#}"),
+            }
+        })
+        .context("cannot start the engine thread")?;
+    let setup = Setup {
+        folder,
+        catalog: data.join("catalog.sqlite"),
+        thumb_cache: cache.join("thumbs"),
+        naming: settings.naming,
+        recent: settings.recent,
+        status: StatusSource::Starting(rx),
+        thumb_threads: num_threads(),
+        inference_threads: darkroom_engine::sessions::default_threads(),
+        settings_file: Some(settings_file),
+    };
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("DarkRoom")
+            .with_inner_size([1280.0, 820.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "DarkRoom",
+        options,
+        Box::new(move |cc| Ok(Box::new(Window(DarkRoom::new(&cc.egui_ctx, setup))))),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// Thumbnail workers: all cores but one for the UI.
+pub fn num_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .saturating_sub(1)
+        .max(1)
+}

@@ -1,0 +1,255 @@
+//! Background work for the window, each piece named, bounded and cancellable, reporting through
+//! bounded channels that the UI drains each frame (workers call `request_repaint` after each
+//! report): the folder scan, the thumbnail pool, the decision writer, and the engine start-up.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, Mutex};
+
+use darkroom_catalog::{Catalog, Decision, SidecarNaming};
+use darkroom_library::ScanEvent;
+use darkroom_library::thumbs::ThumbCache;
+
+/// Wakes the UI from a worker.
+pub type Waker = Arc<dyn Fn() + Send + Sync>;
+
+/// Set on drop: every worker checks it between units of work.
+#[derive(Clone, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+    pub fn set(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    pub fn flag(&self) -> &AtomicBool {
+        &self.0
+    }
+}
+
+fn spawn(name: &str, f: impl FnOnce() + Send + 'static) {
+    if let Err(e) = std::thread::Builder::new().name(name.to_string()).spawn(f) {
+        eprintln!("darkroom: cannot start {name}: {e}");
+    }
+}
+
+/// Drain up to `max` messages without blocking.
+pub fn drain<T>(rx: &Receiver<T>, max: usize) -> (Vec<T>, bool) {
+    let mut out = Vec::new();
+    while out.len() < max {
+        match rx.try_recv() {
+            Ok(v) => out.push(v),
+            Err(TryRecvError::Empty) => return (out, false),
+            Err(TryRecvError::Disconnected) => return (out, true),
+        }
+    }
+    (out, false)
+}
+
+/// The folder scan: items arrive in batches; the channel closing means the scan is done.
+pub fn scan(root: PathBuf, cancel: Cancel, wake: Waker) -> Receiver<ScanEvent> {
+    let (tx, rx) = sync_channel(512);
+    spawn("darkroom-scan", move || {
+        let mut n = 0usize;
+        darkroom_library::scan::scan(&root, cancel.flag(), &mut |event| {
+            n += 1;
+            // Blocks when the UI is behind: backpressure instead of an unbounded queue.
+            let ok = tx.send(event).is_ok();
+            if n.is_multiple_of(64) {
+                wake();
+            }
+            ok
+        });
+        wake();
+    });
+    rx
+}
+
+/// A thumbnail request and its answer.
+pub struct ThumbJob {
+    pub index: usize,
+    pub path: PathBuf,
+    pub side: u32,
+}
+
+pub struct ThumbDone {
+    pub index: usize,
+    pub side: u32,
+    pub result: Result<image::RgbImage, String>,
+}
+
+/// The thumbnail pool: `threads` workers pull jobs from one bounded queue.
+pub struct ThumbPool {
+    pub jobs: SyncSender<ThumbJob>,
+    pub done: Receiver<ThumbDone>,
+}
+
+pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker) -> ThumbPool {
+    let (job_tx, job_rx) = sync_channel::<ThumbJob>(256);
+    let (done_tx, done_rx) = sync_channel::<ThumbDone>(256);
+    let job_rx = Arc::new(Mutex::new(job_rx));
+    for i in 0..threads.max(1) {
+        let (jobs, done, cache, cancel, wake) = (
+            Arc::clone(&job_rx),
+            done_tx.clone(),
+            cache.clone(),
+            cancel.clone(),
+            Arc::clone(&wake),
+        );
+        spawn(&format!("darkroom-thumbs-{i}"), move || {
+            loop {
+                let job = {
+                    let Ok(rx) = jobs.lock() else { return };
+                    rx.recv()
+                };
+                let Ok(job) = job else { return };
+                if cancel.is_set() {
+                    return;
+                }
+                let result = cache
+                    .get(&job.path, job.side)
+                    .map(|t| t.image)
+                    .map_err(|e| e.to_string());
+                if done
+                    .send(ThumbDone {
+                        index: job.index,
+                        side: job.side,
+                        result,
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                wake();
+            }
+        });
+    }
+    ThumbPool {
+        jobs: job_tx,
+        done: done_rx,
+    }
+}
+
+/// A decision for every file of one item.
+pub struct DecisionJob {
+    pub index: usize,
+    pub files: Vec<PathBuf>,
+    pub decision: Decision,
+}
+
+/// The writer's answer: durable in the catalog (and the sidecar error, if any).
+pub struct DecisionAck {
+    pub index: usize,
+    pub decision: Decision,
+    pub error: Option<String>,
+}
+
+/// What the UI asks of the catalog thread, in order.
+pub enum WriterMsg {
+    Decide(DecisionJob),
+    Naming(SidecarNaming),
+}
+
+pub struct DecisionWriter {
+    pub jobs: SyncSender<WriterMsg>,
+    pub acks: Receiver<DecisionAck>,
+    /// Decisions found in the catalog or sidecars when items were imported.
+    pub imported: Receiver<(usize, Decision, Option<String>)>,
+    pub import: SyncSender<(usize, PathBuf)>,
+}
+
+fn apply(catalog: Option<&mut Catalog>, job: DecisionJob) -> DecisionAck {
+    let mut error = None;
+    match catalog {
+        Some(c) => {
+            for f in &job.files {
+                match c.decide(f, &job.decision) {
+                    Ok(o) => error = error.or(o.sidecar_error.map(|e| e.to_string())),
+                    Err(e) => error = Some(e.to_string()),
+                }
+            }
+        }
+        None => error = Some("the catalog could not be opened".to_string()),
+    }
+    DecisionAck {
+        index: job.index,
+        decision: job.decision,
+        error,
+    }
+}
+
+/// The one thread that owns the catalog: imports items and records decisions, decisions first
+/// (they are what the user waits on), each acknowledged only once durable.
+pub fn decision_writer(
+    catalog_path: PathBuf,
+    naming: SidecarNaming,
+    wake: Waker,
+) -> DecisionWriter {
+    let (job_tx, job_rx) = sync_channel::<WriterMsg>(64);
+    let (ack_tx, ack_rx) = sync_channel::<DecisionAck>(64);
+    let (import_tx, import_rx) = sync_channel::<(usize, PathBuf)>(512);
+    let (imported_tx, imported_rx) = sync_channel(512);
+    spawn("darkroom-catalog", move || {
+        let mut catalog = match Catalog::open(&catalog_path, naming) {
+            Ok(mut c) => {
+                for e in c.flush_pending().unwrap_or_default() {
+                    eprintln!("darkroom: {e}");
+                }
+                Some(c)
+            }
+            Err(e) => {
+                eprintln!("darkroom: {e}");
+                None
+            }
+        };
+        let mut imports_done = false;
+        loop {
+            let next = if imports_done {
+                job_rx.recv().map_err(|_| TryRecvError::Disconnected)
+            } else {
+                job_rx.try_recv()
+            };
+            match next {
+                Ok(WriterMsg::Naming(n)) => {
+                    if let Some(c) = catalog.as_mut() {
+                        c.set_naming(n);
+                    }
+                    continue;
+                }
+                Ok(WriterMsg::Decide(job)) => {
+                    if ack_tx.send(apply(catalog.as_mut(), job)).is_err() {
+                        return;
+                    }
+                    wake();
+                    continue;
+                }
+                Err(TryRecvError::Disconnected) => return,
+                Err(TryRecvError::Empty) => {}
+            }
+            match import_rx.recv_timeout(std::time::Duration::from_millis(20)) {
+                Ok((index, path)) => {
+                    let (d, err) = match catalog.as_mut().map(|c| c.import(&path)) {
+                        Some(Ok(o)) => (o.decision, o.sidecar_error.map(|e| e.to_string())),
+                        Some(Err(e)) => (Decision::default(), Some(e.to_string())),
+                        None => (Decision::default(), None),
+                    };
+                    if imported_tx.send((index, d, err)).is_err() {
+                        return;
+                    }
+                    wake();
+                }
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => imports_done = true,
+            }
+        }
+    });
+    DecisionWriter {
+        jobs: job_tx,
+        acks: ack_rx,
+        imported: imported_rx,
+        import: import_tx,
+    }
+}

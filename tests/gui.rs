@@ -1,0 +1,297 @@
+//! The window, driven as a user would (keys, clicks found by label), rendered with wgpu on
+//! Mesa lavapipe and compared with committed snapshots; and checked against the catalog and
+//! the sidecars it writes.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
+use darkroom_catalog::{Catalog, Flag, SidecarNaming};
+use darkroom_engine::Rung;
+use darkroom_engine::ladder::backend::{BackendStatus, Phase};
+use darkroom_engine::ladder::probe::{RungOutcome, RungState};
+use darkroom_engine::ladder::{Override, OverrideSource};
+use egui::Key;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use support::*;
+
+const PHOTOS: &[&str] = &[
+    "astronaut.png",
+    "camera.png",
+    "chelsea.png",
+    "coffee.png",
+    "grace_hopper.jpg",
+    "rocket.jpg",
+];
+
+fn sample_folder(dir: &Path) -> PathBuf {
+    let folder = dir.join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for p in PHOTOS {
+        std::fs::copy(photo(p), folder.join(p)).expect("copy photo");
+    }
+    folder
+}
+
+fn status(line: &str, serving: Rung, rungs: Vec<(Rung, RungState, Option<&str>)>) -> BackendStatus {
+    BackendStatus {
+        phase: Phase::Ready,
+        line: line.to_string(),
+        progress: None,
+        serving,
+        floor: Rung::OrtCpu,
+        selected: Some(serving),
+        fallback: None,
+        demoted: None,
+        forced: None,
+        forced_note: None,
+        platform: None,
+        ladder: rungs.iter().map(|r| r.0).collect(),
+        model_id: Some("scrfd_2.5g".into()),
+        rungs: rungs
+            .into_iter()
+            .map(|(rung, state, reason)| RungOutcome {
+                rung,
+                state,
+                reason: reason.map(str::to_string),
+                timing: None,
+            })
+            .collect(),
+        from_cache: true,
+        cache_file: PathBuf::from("/home/user/.local/share/darkroom/inference/probe.json"),
+        cache_miss: None,
+        cache_error: None,
+        engines: Vec::new(),
+        inputs: None,
+    }
+}
+
+fn ort_cpu() -> BackendStatus {
+    status(
+        "CPU · ONNX Runtime 1.31.1",
+        Rung::OrtCpu,
+        vec![
+            (Rung::OrtCpu, RungState::Floor, None),
+            (Rung::Tract, RungState::Unavailable, None),
+        ],
+    )
+}
+
+fn harness(
+    dir: &Path,
+    folder: Option<PathBuf>,
+    backend: BackendStatus,
+) -> Harness<'static, DarkRoom> {
+    let setup = Setup {
+        folder,
+        catalog: dir.join("catalog.sqlite"),
+        thumb_cache: dir.join("thumbs"),
+        naming: SidecarNaming::WithExtension,
+        recent: Vec::new(),
+        status: StatusSource::Fixed(Box::new(backend)),
+        thumb_threads: 2,
+        inference_threads: 4,
+        settings_file: None,
+    };
+    // Workers wake a context of their own; the harness steps frames itself.
+    let app = DarkRoom::new(&egui::Context::default(), setup);
+    Harness::builder()
+        .with_size([1000.0, 640.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut DarkRoom| app.ui(ui), app)
+}
+
+/// Step frames until the background work the view needs has arrived.
+fn settle(h: &mut Harness<'static, DarkRoom>) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        h.step();
+        if h.state().settled() {
+            h.run_steps(3);
+            if h.state().settled() {
+                return;
+            }
+        }
+        assert!(Instant::now() < deadline, "the window never settled");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn empty_state_offers_a_folder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = harness(dir.path(), None, ort_cpu());
+    h.run_steps(2);
+    h.get_by_label("Open folder…");
+    h.snapshot("empty_state");
+}
+
+#[test]
+fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    assert_eq!(h.state().entries.len(), PHOTOS.len());
+    h.snapshot("grid");
+
+    // Pick the first photo, give it 3 stars, then undo the stars.
+    h.key_press(Key::P);
+    h.key_press(Key::Num3);
+    settle(&mut h);
+    let first = folder.join("astronaut.png");
+    let catalog = |p: &Path| {
+        Catalog::open(
+            &dir.path().join("catalog.sqlite"),
+            SidecarNaming::WithExtension,
+        )
+        .expect("catalog")
+        .decision(p)
+        .expect("query")
+        .expect("row")
+    };
+    assert_eq!(catalog(&first).flag, Flag::Pick);
+    assert_eq!(catalog(&first).stars, 3);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    assert_eq!(catalog(&first).stars, 0, "undone");
+    let sidecar = std::fs::read_to_string(folder.join("astronaut.png.xmp")).expect("sidecar");
+    assert!(
+        sidecar.contains("xmp:Rating=\"0\"") && sidecar.contains("darkroom:Pick=\"True\""),
+        "{sidecar}"
+    );
+
+    // Next photo: reject, red label.
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::X);
+    h.key_press(Key::Num6);
+    settle(&mut h);
+    let second = folder.join("camera.png");
+    assert_eq!(catalog(&second).flag, Flag::Reject);
+    let sidecar = std::fs::read_to_string(folder.join("camera.png.xmp")).expect("sidecar");
+    assert!(
+        sidecar.contains("xmp:Rating=\"-1\"") && sidecar.contains("xmp:Label=\"Red\""),
+        "{sidecar}"
+    );
+    settle(&mut h);
+    h.snapshot("grid_decided");
+
+    // Full-size photos make large snapshots: the loupe and compare are checked smaller.
+    h.set_size(egui::vec2(640.0, 420.0));
+    h.key_press(Key::Space);
+    settle(&mut h);
+    assert_eq!(h.state().view, View::Loupe);
+    h.snapshot("loupe");
+
+    h.key_press(Key::C);
+    settle(&mut h);
+    assert_eq!(h.state().view, View::Compare);
+    h.snapshot("compare");
+
+    h.key_press(Key::Escape);
+    h.key_press(Key::F);
+    settle(&mut h);
+    assert_eq!(
+        h.state().visible.len(),
+        1,
+        "the picks filter shows the one pick"
+    );
+}
+
+#[test]
+fn the_help_overlay_lists_the_keymap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = harness(dir.path(), None, ort_cpu());
+    h.run_steps(2);
+    h.key_press(Key::F1);
+    h.run_steps(3);
+    assert_eq!(h.state().overlay, Overlay::Help);
+    h.get_by_label("Undo the last decision");
+    h.snapshot("help");
+}
+
+#[test]
+fn settings_shows_every_backend_state() {
+    let mut trt = status(
+        "TensorRT fp16 · preparing engines 3 of 6",
+        Rung::TensorRt,
+        vec![
+            (Rung::TensorRt, RungState::Selected, None),
+            (Rung::Cuda, RungState::Fallback, None),
+            (Rung::OrtCpu, RungState::Floor, None),
+            (Rung::Tract, RungState::Unavailable, None),
+        ],
+    );
+    trt.progress = Some("Preparing GPU engines · 3 of 6".into());
+    let mut forced = ort_cpu();
+    forced.line = "CPU (forced) · ONNX Runtime 1.31.1".into();
+    forced.selected = Some(Rung::Cuda);
+    forced.ladder = vec![Rung::TensorRt, Rung::Cuda, Rung::OrtCpu, Rung::Tract];
+    forced.forced = Some(Override {
+        rung: Rung::OrtCpu,
+        source: OverrideSource::Setting,
+    });
+    let mut tract = status(
+        "tract (no usable ONNX Runtime: ONNX Runtime 1.23.2 is too old: this build needs C API 24 (ONNX Runtime 1.24 or newer): /usr/lib/libonnxruntime.so.1)",
+        Rung::Tract,
+        vec![(Rung::Tract, RungState::Floor, None)],
+    );
+    tract.floor = Rung::Tract;
+    let states = [
+        ("settings_tract", tract),
+        ("settings_ort_cpu", ort_cpu()),
+        ("settings_tensorrt_preparing", trt),
+        (
+            "settings_probe_failed",
+            status(
+                "CPU · ONNX Runtime 1.31.1 · TensorRT probe failed: TensorRT execution provider is not enabled in this build.",
+                Rung::OrtCpu,
+                vec![
+                    (
+                        Rung::TensorRt,
+                        RungState::Failed,
+                        Some("TensorRT execution provider is not enabled in this build."),
+                    ),
+                    (Rung::OrtCpu, RungState::Floor, None),
+                ],
+            ),
+        ),
+        ("settings_override", forced),
+    ];
+    let mut results = egui_kittest::SnapshotResults::new();
+    for (name, s) in states {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = s.line.clone();
+        let progress = s.progress.clone();
+        let mut h = harness(dir.path(), None, s);
+        h.run_steps(2);
+        h.get_by_label("Settings").click();
+        h.run_steps(3);
+        assert_eq!(h.state().overlay, Overlay::Settings, "{name}");
+        h.get_by_label(&line);
+        if let Some(p) = progress {
+            assert!(
+                h.query_all_by_label(&p).count() >= 1,
+                "{name}: progress row"
+            );
+        }
+        h.snapshot(name);
+        results.extend_harness(&mut h);
+    }
+    results.unwrap();
+}
+
+#[test]
+fn about_carries_the_backend_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = harness(dir.path(), None, ort_cpu());
+    h.run_steps(2);
+    h.get_by_label("About").click();
+    h.run_steps(3);
+    assert_eq!(h.state().overlay, Overlay::About);
+    h.get_by_label("CPU · ONNX Runtime 1.31.1");
+    h.snapshot("about");
+}
