@@ -295,3 +295,52 @@ fn about_carries_the_backend_line() {
     h.get_by_label("CPU · ONNX Runtime 1.31.1");
     h.snapshot("about");
 }
+
+#[test]
+fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("hostile");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(photo("coffee.png"), folder.join("a_good.png")).expect("copy");
+    std::fs::write(folder.join("b_zero.jpg"), b"").expect("write");
+    std::fs::write(
+        folder.join("c_text.jpg"),
+        b"a text file with a photo's name",
+    )
+    .expect("write");
+    std::fs::write(
+        folder.join("d_not_xmp.png"),
+        std::fs::read(photo("chelsea.png")).expect("read"),
+    )
+    .expect("write");
+    std::fs::write(folder.join("d_not_xmp.png.xmp"), b"<x:xmpmeta><unclosed>").expect("write");
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    let state = h.state();
+    let by_name = |n: &str| {
+        state
+            .entries
+            .iter()
+            .find(|e| e.item.primary.ends_with(n))
+            .unwrap_or_else(|| panic!("{n} not in the grid"))
+    };
+    assert!(by_name("a_good.png").error.is_none());
+    for bad in ["b_zero.jpg", "c_text.jpg"] {
+        let err = by_name(bad)
+            .error
+            .as_deref()
+            .unwrap_or_else(|| panic!("{bad}: no error"));
+        assert!(err.ends_with(bad), "{err}");
+    }
+    let xmp = by_name("d_not_xmp.png")
+        .error
+        .as_deref()
+        .expect("malformed sidecar reported");
+    assert!(xmp.contains("malformed XMP"), "{xmp}");
+    assert_eq!(
+        std::fs::read(folder.join("d_not_xmp.png.xmp")).expect("read"),
+        b"<x:xmpmeta><unclosed>",
+        "left untouched"
+    );
+    h.snapshot("grid_errors");
+}

@@ -25,6 +25,8 @@ pub enum Action {
     FilterPicks,
     FilterRejects,
     FilterUnflagged,
+    FilterMinStars(u8),
+    FilterLabel(ColourLabel),
     Settings,
 }
 
@@ -40,6 +42,16 @@ const fn bind(key: Key, action: Action, keys: &'static str, help: &'static str) 
     Binding {
         key,
         modifiers: Modifiers::NONE,
+        action,
+        keys,
+        help,
+    }
+}
+
+const fn alt(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
+    Binding {
+        key,
+        modifiers: Modifiers::ALT,
         action,
         keys,
         help,
@@ -121,6 +133,60 @@ pub const KEYMAP: &[Binding] = &[
     bind(Key::F, Action::FilterPicks, "F", "Show picks"),
     bind(Key::R, Action::FilterRejects, "R", "Show rejects"),
     bind(Key::N, Action::FilterUnflagged, "N", "Show unflagged"),
+    alt(
+        Key::Num1,
+        Action::FilterMinStars(1),
+        "Alt+1",
+        "Show 1 star or more",
+    ),
+    alt(
+        Key::Num2,
+        Action::FilterMinStars(2),
+        "Alt+2",
+        "Show 2 stars or more",
+    ),
+    alt(
+        Key::Num3,
+        Action::FilterMinStars(3),
+        "Alt+3",
+        "Show 3 stars or more",
+    ),
+    alt(
+        Key::Num4,
+        Action::FilterMinStars(4),
+        "Alt+4",
+        "Show 4 stars or more",
+    ),
+    alt(
+        Key::Num5,
+        Action::FilterMinStars(5),
+        "Alt+5",
+        "Show 5 stars",
+    ),
+    alt(
+        Key::Num6,
+        Action::FilterLabel(ColourLabel::Red),
+        "Alt+6",
+        "Show red label",
+    ),
+    alt(
+        Key::Num7,
+        Action::FilterLabel(ColourLabel::Yellow),
+        "Alt+7",
+        "Show yellow label",
+    ),
+    alt(
+        Key::Num8,
+        Action::FilterLabel(ColourLabel::Green),
+        "Alt+8",
+        "Show green label",
+    ),
+    alt(
+        Key::Num9,
+        Action::FilterLabel(ColourLabel::Blue),
+        "Alt+9",
+        "Show blue label",
+    ),
     ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
 ];
 
@@ -134,7 +200,12 @@ pub fn pressed(input: &egui::InputState) -> Vec<Action> {
                 pressed: true,
                 modifiers,
                 ..
-            } => *key == b.key && modifiers.matches_logically(b.modifiers),
+            } => {
+                // Alt is part of a binding when it names it, and rules the others out.
+                *key == b.key
+                    && modifiers.alt == b.modifiers.alt
+                    && modifiers.matches_logically(b.modifiers)
+            }
             egui::Event::Text(t) => b.key == Key::Questionmark && t == "?",
             _ => false,
         });

@@ -38,6 +38,21 @@ pub enum Filter {
     Picks,
     Rejects,
     Unflagged,
+    MinStars(u8),
+    Label(darkroom_catalog::ColourLabel),
+}
+
+impl Filter {
+    pub fn describe(self) -> String {
+        match self {
+            Filter::All => "all".into(),
+            Filter::Picks => "picks".into(),
+            Filter::Rejects => "rejects".into(),
+            Filter::Unflagged => "unflagged".into(),
+            Filter::MinStars(n) => format!("{n}+ stars"),
+            Filter::Label(c) => format!("{} label", c.xmp_name().to_lowercase()),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,12 +394,14 @@ impl DarkRoom {
         let current = self.visible.get(self.selected).copied();
         self.visible = (0..self.entries.len())
             .filter(|&i| {
-                let f = self.entries[i].decision.flag;
+                let d = &self.entries[i].decision;
                 match self.filter {
                     Filter::All => true,
-                    Filter::Picks => f == Flag::Pick,
-                    Filter::Rejects => f == Flag::Reject,
-                    Filter::Unflagged => f == Flag::Unflagged,
+                    Filter::Picks => d.flag == Flag::Pick,
+                    Filter::Rejects => d.flag == Flag::Reject,
+                    Filter::Unflagged => d.flag == Flag::Unflagged,
+                    Filter::MinStars(n) => d.stars >= n,
+                    Filter::Label(c) => d.label == Some(Label::Colour(c)),
                 }
             })
             .collect();
@@ -528,6 +545,8 @@ impl DarkRoom {
             Action::FilterPicks => self.set_filter(Filter::Picks),
             Action::FilterRejects => self.set_filter(Filter::Rejects),
             Action::FilterUnflagged => self.set_filter(Filter::Unflagged),
+            Action::FilterMinStars(n) => self.set_filter(Filter::MinStars(n)),
+            Action::FilterLabel(c) => self.set_filter(Filter::Label(c)),
         }
     }
 
@@ -627,6 +646,13 @@ impl DarkRoom {
                     .filter(|e| e.decision.flag == Flag::Pick)
                     .count();
                 ui.label(format!("{} photos · {picks} picked", self.entries.len()));
+                if self.filter != Filter::All {
+                    ui.label(format!(
+                        "showing {} ({})",
+                        self.filter.describe(),
+                        self.visible.len()
+                    ));
+                }
                 if self.scanning {
                     ui.spinner();
                     ui.label("scanning…");
@@ -833,7 +859,7 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             painter.text(
                 image_rect.center(),
                 egui::Align2::CENTER_CENTER,
-                "⚠ cannot read",
+                "cannot read",
                 egui::FontId::proportional(14.0),
                 Color32::LIGHT_RED,
             );
@@ -861,6 +887,18 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
         egui::FontId::proportional(11.0),
         ui.visuals().text_color(),
     );
+    if e.error.is_some() {
+        // The per-item error badge: the cause is in the hover text and the loupe caption.
+        let at = rect.right_top() + egui::vec2(-14.0, 14.0);
+        painter.circle_filled(at, 9.0, Color32::from_rgb(200, 40, 40));
+        painter.text(
+            at,
+            egui::Align2::CENTER_CENTER,
+            "!",
+            egui::FontId::proportional(13.0),
+            Color32::WHITE,
+        );
+    }
     if selected {
         painter.rect_stroke(
             rect,
@@ -869,7 +907,10 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             egui::StrokeKind::Inside,
         );
     }
-    let label = format!("{} {}", file_name(e), badge_text(e));
+    let mut label = format!("{} {}", file_name(e), badge_text(e));
+    if let Some(err) = &e.error {
+        label.push_str(&format!(" · error: {err}"));
+    }
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
     if let Some(err) = &e.error {
         response.on_hover_text(err)
@@ -883,7 +924,7 @@ fn caption(ui: &mut egui::Ui, e: &Entry) {
         ui.strong(file_name(e));
         ui.label(badge_text(e));
         if let Some(err) = &e.error {
-            ui.colored_label(Color32::LIGHT_RED, RichText::new(format!("⚠ {err}")));
+            ui.colored_label(Color32::LIGHT_RED, RichText::new(err));
         }
     });
 }
@@ -905,7 +946,7 @@ fn show_picture(ui: &mut egui::Ui, e: &Entry, zoom_100: bool) {
             }
         }
         Picture::Failed(err) => {
-            ui.colored_label(Color32::LIGHT_RED, format!("⚠ {err}"));
+            ui.colored_label(Color32::LIGHT_RED, err);
         }
         _ => {
             ui.centered_and_justified(|ui| ui.spinner());
