@@ -113,6 +113,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Thumbnail throughput against vipsthumbnail on a folder of JPEGs (docs/PERFORMANCE.md).
+    BenchThumbs {
+        dir: PathBuf,
+        #[arg(long, default_value_t = 256)]
+        side: u32,
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
     BenchWorker {
@@ -261,6 +271,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             runs,
             json,
         } => crate::bench::run(models_dir(models)?, image, runs.max(20), json),
+        Command::BenchThumbs {
+            dir,
+            side,
+            rounds,
+            json,
+        } => crate::bench_thumbs::run(dir, side, rounds, json),
         Command::BenchWorker {
             models,
             image,

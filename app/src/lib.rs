@@ -3,6 +3,7 @@
 
 pub mod backend_cmd;
 pub mod bench;
+pub mod bench_thumbs;
 pub mod cli;
 pub mod decide_cmd;
 pub mod faces_cmd;

@@ -141,6 +141,14 @@ fn orientation_of(code: Option<u16>) -> Option<Orientation> {
         .and_then(Orientation::from_exif)
 }
 
+/// The orientation tag of a TIFF/EXIF block (as `jpeg-decoder` hands EXIF over).
+pub fn orientation_in_tiff(tiff: &[u8]) -> Option<Orientation> {
+    let (t, first) = tiff_at(tiff)?;
+    let mut found = Found::default();
+    walk(t, first, &mut found);
+    orientation_of(found.orientation)
+}
+
 /// Every JPEG start in `data` (for containers we do not parse), at most `limit`.
 fn jpeg_starts(data: &[u8], limit: usize) -> Vec<Range<usize>> {
     data.windows(3)

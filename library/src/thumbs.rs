@@ -99,12 +99,49 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
                 "no embedded preview in this RAW file",
             ));
         }
-        _ => (decode::load_oriented(path)?, Source::Decoded),
+        // A JPEG decoded at 1/2, 1/4 or 1/8 scale in the DCT domain; anything it cannot do
+        // (CMYK, a broken file) goes to the full decoder, which names the cause.
+        _ => match scaled_jpeg(path, side) {
+            Some(img) => (img, Source::Decoded),
+            None => (decode::load_oriented(path)?, Source::Decoded),
+        },
     };
     Ok(Thumbnail {
         image: shrink(img, side),
         source,
     })
+}
+
+/// Shrink-on-load for JPEG: decode straight to the smallest DCT scale still at least `side`.
+fn scaled_jpeg(path: &Path, side: u32) -> Option<DynamicImage> {
+    if !formats::is_jpeg(path) {
+        return None;
+    }
+    let data = std::fs::read(path).ok()?;
+    let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(&data));
+    d.read_info().ok()?;
+    let info = d.info()?;
+    if u64::from(info.width) * u64::from(info.height) > decode::MAX_PIXELS {
+        return None;
+    }
+    let want = u16::try_from(side).unwrap_or(u16::MAX);
+    d.scale(want, want).ok()?;
+    let pixels = d.decode().ok()?;
+    let info = d.info()?;
+    let (w, h) = (u32::from(info.width), u32::from(info.height));
+    let mut img = match info.pixel_format {
+        jpeg_decoder::PixelFormat::RGB24 => {
+            DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels)?)
+        }
+        jpeg_decoder::PixelFormat::L8 => {
+            DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, pixels)?)
+        }
+        _ => return None,
+    };
+    if let Some(o) = d.exif_data().and_then(preview::orientation_in_tiff) {
+        img.apply_orientation(o);
+    }
+    Some(img)
 }
 
 fn shrink(img: DynamicImage, side: u32) -> RgbImage {

@@ -276,3 +276,30 @@ fn the_thumbnail_cache_is_keyed_by_path_size_and_mtime() {
     );
     assert_eq!(cache.get(&p, 128).expect("thumb").source, Source::Decoded);
 }
+
+#[test]
+fn a_jpeg_thumbnail_decoded_at_reduced_scale_is_the_right_way_up() {
+    // coffee.png is landscape; tagged "rotate 90 CW" (6) its thumbnail must be portrait.
+    let img = image::open(photo("coffee.png"))
+        .expect("decode")
+        .into_rgb8();
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new(&mut jpeg)
+        .encode_image(&img)
+        .expect("encode");
+    let mut tiff = b"II*\0\x08\0\0\0\x01\0".to_vec();
+    tiff.extend_from_slice(&[0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0]);
+    let mut app1 = b"Exif\0\0".to_vec();
+    app1.extend_from_slice(&tiff);
+    let mut tagged = jpeg[..2].to_vec();
+    tagged.extend_from_slice(&[0xFF, 0xE1]);
+    tagged.extend_from_slice(&((app1.len() + 2) as u16).to_be_bytes());
+    tagged.extend_from_slice(&app1);
+    tagged.extend_from_slice(&jpeg[2..]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = dir.path().join("rotated.jpg");
+    std::fs::write(&p, tagged).expect("write");
+    let t = thumbs::make(&p, 64).expect("thumbnail");
+    let (w, h) = t.image.dimensions();
+    assert!(h > w && h.max(w) == 64, "{w}x{h}");
+}
