@@ -108,6 +108,17 @@ fn flag_from(code: i64) -> Flag {
     }
 }
 
+/// A row's decision from its `flag, stars, label` columns starting at `at`.
+fn decision_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Decision> {
+    Ok(Decision {
+        flag: flag_from(r.get(at)?),
+        stars: r.get::<_, i64>(at + 1)?.clamp(0, 5) as u8,
+        label: r
+            .get::<_, Option<String>>(at + 2)?
+            .and_then(|l| Label::from_xmp(&l)),
+    })
+}
+
 fn now_s() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -196,22 +207,15 @@ impl Catalog {
 
     /// Every photo in the catalog, with its decision.
     pub fn all(&self) -> Result<Vec<(PathBuf, Decision)>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, flag, stars, label FROM photos ORDER BY id")
-            .map_err(self.db())?;
+        self.rows("SELECT path, flag, stars, label FROM photos ORDER BY id")
+    }
+
+    /// `(path, decision)` for every row `sql` selects as `path, flag, stars, label`.
+    fn rows(&self, sql: &str) -> Result<Vec<(PathBuf, Decision)>, CatalogError> {
+        let mut stmt = self.conn.prepare(sql).map_err(self.db())?;
         let rows = stmt
             .query_map([], |r| {
-                Ok((
-                    path_from_key(&r.get::<_, Vec<u8>>(0)?),
-                    Decision {
-                        flag: flag_from(r.get(1)?),
-                        stars: r.get::<_, i64>(2)?.clamp(0, 5) as u8,
-                        label: r
-                            .get::<_, Option<String>>(3)?
-                            .and_then(|l| Label::from_xmp(&l)),
-                    },
-                ))
+                Ok((path_from_key(&r.get::<_, Vec<u8>>(0)?), decision_at(r, 1)?))
             })
             .map_err(self.db())?;
         rows.collect::<Result<_, _>>().map_err(self.db())
@@ -298,27 +302,8 @@ impl Catalog {
     /// Rewrite every sidecar a crash or an error left behind the catalog. Returns the ones that
     /// still fail (they stay pending).
     pub fn flush_pending(&mut self) -> Result<Vec<CatalogError>, CatalogError> {
-        let pending: Vec<(PathBuf, Decision)> = {
-            let mut stmt = self
-                .conn
-                .prepare("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")
-                .map_err(self.db())?;
-            let rows = stmt
-                .query_map([], |r| {
-                    Ok((
-                        path_from_key(&r.get::<_, Vec<u8>>(0)?),
-                        Decision {
-                            flag: flag_from(r.get(1)?),
-                            stars: r.get::<_, i64>(2)?.clamp(0, 5) as u8,
-                            label: r
-                                .get::<_, Option<String>>(3)?
-                                .and_then(|l| Label::from_xmp(&l)),
-                        },
-                    ))
-                })
-                .map_err(self.db())?;
-            rows.collect::<Result<_, _>>().map_err(self.db())?
-        };
+        let pending =
+            self.rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")?;
         Ok(pending
             .into_iter()
             .filter_map(|(photo, d)| self.write_sidecar(&photo, &d).err())

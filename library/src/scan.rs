@@ -60,11 +60,7 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
         let real = match std::fs::canonicalize(&dir) {
             Ok(r) => r,
             Err(e) => {
-                if !emit(ScanEvent::Error(LibraryError::io(
-                    "cannot open folder",
-                    &dir,
-                    &e,
-                ))) {
+                if !problem(emit, "cannot open folder", &dir, &e) {
                     return;
                 }
                 continue;
@@ -72,7 +68,7 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
         };
         if !visited.insert(real) {
             let e = std::io::Error::other("folder already scanned (symlink loop?)");
-            if !emit(ScanEvent::Error(LibraryError::io("skipped", &dir, &e))) {
+            if !problem(emit, "skipped", &dir, &e) {
                 return;
             }
             continue;
@@ -80,11 +76,7 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) => {
-                if !emit(ScanEvent::Error(LibraryError::io(
-                    "cannot list folder",
-                    &dir,
-                    &e,
-                ))) {
+                if !problem(emit, "cannot list folder", &dir, &e) {
                     return;
                 }
                 continue;
@@ -97,11 +89,7 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
-                    if !emit(ScanEvent::Error(LibraryError::io(
-                        "cannot list folder",
-                        &dir,
-                        &e,
-                    ))) {
+                    if !problem(emit, "cannot list folder", &dir, &e) {
                         return;
                     }
                     continue;
@@ -120,7 +108,7 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
                 }
                 Ok(_) => {}
                 Err(e) => {
-                    if !emit(ScanEvent::Error(LibraryError::io("cannot read", &path, &e))) {
+                    if !problem(emit, "cannot read", &path, &e) {
                         return;
                     }
                 }
@@ -138,6 +126,16 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
         // Reverse so the stack pops them in name order.
         stack.extend(subdirs.into_iter().rev());
     }
+}
+
+/// Report a problem with `path`; false means the receiver wants no more.
+fn problem(
+    emit: &mut dyn FnMut(ScanEvent) -> bool,
+    what: &'static str,
+    path: &Path,
+    e: &std::io::Error,
+) -> bool {
+    emit(ScanEvent::Error(LibraryError::io(what, path, e)))
 }
 
 /// Files sharing a stem: one RAW and one JPEG become a pair; anything else stands alone.
