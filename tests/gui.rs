@@ -285,14 +285,47 @@ fn settings_shows_every_backend_state() {
 }
 
 #[test]
-fn about_carries_the_backend_line() {
+fn about_carries_the_backend_line_runtime_and_models() {
+    use darkroom_engine::ladder::device::{
+        DeviceIdentity, ModelStamp, ProbeInputs, RuntimeIdentity,
+    };
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut h = harness(dir.path(), None, ort_cpu());
+    let mut s = ort_cpu();
+    let stamp = |id: &str, sha: &str| ModelStamp {
+        model_id: id.into(),
+        sha256: sha.into(),
+        size: 1,
+        verified: true,
+    };
+    s.inputs = Some(ProbeInputs {
+        darkroom: "0.1.0".into(),
+        platform: darkroom_engine::ladder::rungs::Platform::NoNvidia,
+        runtime: RuntimeIdentity {
+            kind: darkroom_engine::RuntimeKind::OnnxRuntime,
+            version: "1.31.1".into(),
+            library: None,
+            providers: Vec::new(),
+        },
+        device: DeviceIdentity {
+            gpu: None,
+            gpu_error: None,
+            tensorrt: None,
+        },
+        models: vec![
+            stamp("fr_feature", "1f2e3d4c5b6a79880000000000000000"),
+            stamp("scrfd_2.5g", "bc24bb349491481c0000000000000000"),
+        ],
+        simulated: None,
+        workspace_mb: 512,
+    });
+    let mut h = harness(dir.path(), None, s);
     h.run_steps(2);
     h.get_by_label("About").click();
     h.run_steps(3);
     assert_eq!(h.state().overlay, Overlay::About);
     h.get_by_label("CPU · ONNX Runtime 1.31.1");
+    h.get_by_label("scrfd_2.5g");
+    h.get_by_label("bc24bb349491");
     h.snapshot("about");
 }
 

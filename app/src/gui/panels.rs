@@ -163,10 +163,11 @@ pub fn about(ctx: &egui::Context, overlay: &mut Overlay, status: Option<&Backend
         ui.add_space(6.0);
         backend_line(ui, status);
         if let Some(inputs) = status.and_then(|s| s.inputs.as_ref()) {
-            ui.label(format!(
-                "Runtime: {:?} {}",
-                inputs.runtime.kind, inputs.runtime.version
-            ));
+            let runtime = match inputs.runtime.kind {
+                darkroom_engine::RuntimeKind::OnnxRuntime => "ONNX Runtime",
+                darkroom_engine::RuntimeKind::Tract => "tract",
+            };
+            ui.label(format!("Runtime: {runtime} {}", inputs.runtime.version));
             ui.add_space(6.0);
             egui::Grid::new("models").striped(true).show(ui, |ui| {
                 for m in &inputs.models {
