@@ -118,8 +118,6 @@ pub struct DarkRoom {
     writer: workers::DecisionWriter,
     cancel: Cancel,
     wake: Waker,
-    catalog_path: PathBuf,
-    cache: ThumbCache,
     settings_file: Option<PathBuf>,
 }
 
@@ -172,13 +170,8 @@ impl DarkRoom {
         let wake: Waker = Arc::new(move || repaint.request_repaint());
         let cancel = Cancel::default();
         let cache = ThumbCache::new(setup.thumb_cache);
-        let thumbs = workers::thumb_pool(
-            cache.clone(),
-            setup.thumb_threads,
-            cancel.clone(),
-            wake.clone(),
-        );
-        let writer = workers::decision_writer(setup.catalog.clone(), setup.naming, wake.clone());
+        let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
+        let writer = workers::decision_writer(setup.catalog, setup.naming, wake.clone());
         let mut app = DarkRoom {
             root: None,
             entries: Vec::new(),
@@ -203,22 +196,12 @@ impl DarkRoom {
             writer,
             cancel,
             wake,
-            catalog_path: setup.catalog,
-            cache,
             settings_file: setup.settings_file,
         };
         if let Some(folder) = setup.folder {
             app.open(folder);
         }
         app
-    }
-
-    pub fn catalog_path(&self) -> &Path {
-        &self.catalog_path
-    }
-
-    pub fn thumb_cache(&self) -> &ThumbCache {
-        &self.cache
     }
 
     /// Start scanning `folder` (in the background).
@@ -439,7 +422,7 @@ impl DarkRoom {
             files: entry.item.files().map(Path::to_path_buf).collect(),
             decision: decision.clone(),
         };
-        match self.thumbs_blocking_send(job) {
+        match self.send_to_writer(job) {
             Ok(()) => {
                 let entry = &mut self.entries[index];
                 entry.decision = decision;
@@ -450,7 +433,7 @@ impl DarkRoom {
         }
     }
 
-    fn thumbs_blocking_send(&self, job: DecisionJob) -> Result<(), String> {
+    fn send_to_writer(&self, job: DecisionJob) -> Result<(), String> {
         // The writer drains decisions first; a full queue means it is far behind, and waiting
         // here is better than dropping a decision.
         self.writer

@@ -109,10 +109,6 @@ impl EngineDir {
         }
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     pub fn path_of(&self, spec: &EngineSpec) -> PathBuf {
         self.root.join(&spec.name)
     }
