@@ -347,6 +347,8 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     )
     .expect("write");
     std::fs::write(folder.join("d_not_xmp.png.xmp"), b"<x:xmpmeta><unclosed>").expect("write");
+    let full = std::fs::read(photo("grace_hopper.jpg")).expect("read");
+    std::fs::write(folder.join("e_truncated.jpg"), &full[..full.len() / 2]).expect("write");
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
     let state = h.state();
@@ -358,7 +360,7 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
             .unwrap_or_else(|| panic!("{n} not in the grid"))
     };
     assert!(by_name("a_good.png").error.is_none());
-    for bad in ["b_zero.jpg", "c_text.jpg"] {
+    for bad in ["b_zero.jpg", "c_text.jpg", "e_truncated.jpg"] {
         let err = by_name(bad)
             .error
             .as_deref()

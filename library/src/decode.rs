@@ -43,8 +43,32 @@ fn decode_reader<R: std::io::BufRead + std::io::Seek>(
 
 /// Decode the file at `path`, upright.
 pub fn load_oriented(path: &Path) -> Result<DynamicImage, LibraryError> {
-    let reader = ImageReader::open(path).map_err(|e| LibraryError::image(path, e))?;
-    decode_reader(reader, path, None)
+    let bytes = std::fs::read(path).map_err(|e| LibraryError::image(path, e))?;
+    check_complete_jpeg(&bytes, path)?;
+    decode_reader(ImageReader::new(Cursor::new(&bytes[..])), path, None)
+}
+
+/// A JPEG file must end with its end-of-image marker (trailing padding allowed). Decoders fill a
+/// cut-off file with grey and say nothing; a photographer culling it must be told.
+pub fn check_complete_jpeg(bytes: &[u8], path: &Path) -> Result<(), LibraryError> {
+    if !bytes.starts_with(&[0xFF, 0xD8]) {
+        return Ok(());
+    }
+    let end = bytes
+        .iter()
+        .rposition(|&b| b != 0x00 && b != 0xFF)
+        .map_or(0, |i| i + 1);
+    // The last non-padding byte is EOI's D9, preceded by its FF.
+    let complete = bytes.get(end.saturating_sub(1)) == Some(&0xD9)
+        && bytes.get(end.saturating_sub(2)) == Some(&0xFF);
+    if complete {
+        Ok(())
+    } else {
+        Err(LibraryError::image(
+            path,
+            "truncated JPEG: the file ends before its end-of-image marker",
+        ))
+    }
 }
 
 /// Decode bytes that came from `path` (an embedded preview), upright by `orientation` if the

@@ -118,6 +118,8 @@ fn scaled_jpeg(path: &Path, side: u32) -> Option<DynamicImage> {
         return None;
     }
     let data = std::fs::read(path).ok()?;
+    // A cut-off file goes to the full decoder, which reports it.
+    decode::check_complete_jpeg(&data, path).ok()?;
     let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(&data));
     d.read_info().ok()?;
     let info = d.info()?;
