@@ -5,14 +5,17 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use darkroom_app::gui::panels::EngineKnobs;
+use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
 use darkroom_engine::Rung;
 use darkroom_engine::ladder::backend::{BackendStatus, Phase};
 use darkroom_engine::ladder::probe::{RungOutcome, RungState};
-use darkroom_engine::ladder::{Override, OverrideSource};
+use darkroom_engine::ladder::{BackendSettings, Override, OverrideSource};
 use egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -80,10 +83,35 @@ fn ort_cpu() -> BackendStatus {
     )
 }
 
+/// Fixed, so the snapshots do not depend on this machine's cores.
+fn knobs() -> EngineKnobs {
+    EngineKnobs {
+        saved: BackendSettings::default(),
+        threads_in_effect: 4,
+        threads_env: false,
+        workspace_in_effect: 512,
+        workspace_env: false,
+    }
+}
+
+/// A folder dialog that nobody answers: these tests never open one.
+fn no_dialog() -> PickFolder {
+    Arc::new(|_| panic!("no folder dialog in this test"))
+}
+
 fn harness(
     dir: &Path,
     folder: Option<PathBuf>,
     backend: BackendStatus,
+) -> Harness<'static, DarkRoom> {
+    harness_with(dir, folder, backend, no_dialog())
+}
+
+fn harness_with(
+    dir: &Path,
+    folder: Option<PathBuf>,
+    backend: BackendStatus,
+    pick_folder: PickFolder,
 ) -> Harness<'static, DarkRoom> {
     let setup = Setup {
         folder,
@@ -93,8 +121,10 @@ fn harness(
         recent: Vec::new(),
         status: StatusSource::Fixed(Box::new(backend)),
         thumb_threads: 2,
-        inference_threads: 4,
+        knobs: knobs(),
         settings_file: None,
+        inference_dir: Some(dir.join("inference")),
+        pick_folder,
     };
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
@@ -127,6 +157,140 @@ fn empty_state_offers_a_folder() {
     h.run_steps(2);
     h.get_by_label("Open folder…");
     h.snapshot("empty_state");
+}
+
+/// The dialog answers from a thread of its own after a while, as a person would; meanwhile
+/// the window keeps drawing and says it is waiting.
+fn slow_dialog(
+    answer: Option<PathBuf>,
+    asked: Arc<std::sync::Mutex<Vec<Option<PathBuf>>>>,
+) -> PickFolder {
+    Arc::new(move |start| {
+        asked.lock().expect("lock").push(start);
+        std::thread::sleep(Duration::from_millis(300));
+        answer.clone()
+    })
+}
+
+#[test]
+fn open_folder_uses_the_dialog_without_blocking_the_window() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+
+    // Cancelled: still the empty state, the button usable again.
+    let asked = Arc::default();
+    let mut h = harness_with(
+        dir.path(),
+        None,
+        ort_cpu(),
+        slow_dialog(None, Arc::clone(&asked)),
+    );
+    h.run_steps(2);
+    h.get_by_label("Open folder…").click();
+    h.run_steps(2);
+    assert!(
+        h.state().choosing_folder(),
+        "the dialog is open, the window draws"
+    );
+    h.get_by_label("Choosing a folder…");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while h.state().choosing_folder() {
+        assert!(Instant::now() < deadline, "the dialog never answered");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(h.state().root.is_none(), "cancelled: nothing opened");
+    assert_eq!(asked.lock().expect("lock").as_slice(), &[None]);
+
+    // Chosen with Ctrl+O: the folder opens and joins the recent list.
+    let asked = Arc::default();
+    let mut h = harness_with(
+        dir.path(),
+        None,
+        ort_cpu(),
+        slow_dialog(Some(folder.clone()), Arc::clone(&asked)),
+    );
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::O);
+    h.step();
+    assert!(h.state().choosing_folder());
+    settle(&mut h);
+    assert_eq!(h.state().root.as_deref(), Some(folder.as_path()));
+    assert_eq!(h.state().entries.len(), PHOTOS.len());
+    assert_eq!(h.state().recent.first(), Some(&folder));
+
+    // Open… again from the grid: the dialog starts in the open folder.
+    h.get_by_label("Open…").click();
+    h.step();
+    settle(&mut h);
+    assert_eq!(
+        asked.lock().expect("lock").as_slice(),
+        &[None, Some(folder)]
+    );
+}
+
+#[test]
+fn settings_edits_threads_and_workspace_and_saves_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut h = harness(dir.path(), None, ort_cpu());
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Comma);
+    h.run_steps(2);
+    assert_eq!(h.state().overlay, Overlay::Settings);
+
+    let saved =
+        || BackendSettings::load(&dir.path().join("inference")).expect("the saved settings parse");
+    let wait_for = |h: &mut Harness<'static, DarkRoom>, want: &BackendSettings| {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while saved() != *want {
+            assert!(
+                Instant::now() < deadline,
+                "never saved: {want:?}, have {:?}",
+                saved()
+            );
+            h.step();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+
+    // One more thread than in effect, by keyboard on the field the label names.
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "Inference threads")
+        .focus();
+    h.step();
+    h.key_press(Key::ArrowUp);
+    h.run_steps(2);
+    assert_eq!(h.state().knobs.saved.threads, Some(5));
+    let mut want = BackendSettings {
+        threads: Some(5),
+        ..Default::default()
+    };
+    wait_for(&mut h, &want);
+    assert_eq!(
+        h.state().selected,
+        0,
+        "the arrow went to the field, not the grid"
+    );
+    h.get_by_label(
+        "ONNX Runtime's threads per model; tract always uses one. Takes effect at the next start.",
+    );
+
+    // The workspace cap, then the override: each save keeps the others.
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "TensorRT workspace")
+        .focus();
+    h.step();
+    h.key_press(Key::ArrowDown);
+    h.run_steps(2);
+    want.workspace_mb = Some(496);
+    wait_for(&mut h, &want);
+
+    // Back to automatic threads.
+    let automatic: Vec<_> = h.query_all_by_label("Automatic").collect();
+    assert_eq!(automatic.len(), 2, "one for each field");
+    automatic[0].click();
+    h.run_steps(2);
+    want.threads = None;
+    wait_for(&mut h, &want);
+    h.snapshot("settings_knobs");
 }
 
 #[test]

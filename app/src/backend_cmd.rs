@@ -152,7 +152,10 @@ pub fn set_override(rung: Option<&str>) -> anyhow::Result<ExitCode> {
         })?),
     };
     let dir = inference_dir()?;
-    BackendSettings { force }.store(&dir)?;
+    // The other settings (threads, workspace) stay as they are.
+    let mut settings = BackendSettings::load(&dir)?;
+    settings.force = force;
+    settings.store(&dir)?;
     match force {
         Some(r) => println!("backend forced to {r} (takes effect for the next job)"),
         None => println!("backend chosen automatically"),

@@ -11,22 +11,19 @@ use ort::value::TensorRef;
 
 use crate::cards::{ModelCard, NumericForm, OutputContract, Role};
 use crate::error::EngineError;
+use crate::ladder::backend::{BackendSettings, threads_for};
 use crate::ladder::fake;
 use crate::ladder::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
 
-/// Intra-op threads for ONNX Runtime: `DARKROOM_THREADS`, else physical cores minus two (the
-/// UI and decoding keep theirs), at least one. tract is single-threaded and ignores it.
+/// Intra-op threads for ONNX Runtime: `DARKROOM_THREADS`, else the persisted setting in the
+/// inference dir, else physical cores minus two; see [`crate::ladder::backend::threads_for`].
 pub fn default_threads() -> usize {
-    if let Some(n) = std::env::var("DARKROOM_THREADS")
-        .ok()
-        .and_then(|v| v.trim().parse::<usize>().ok())
-        .filter(|n| *n > 0)
-    {
-        return n;
-    }
-    num_cpus::get_physical().saturating_sub(2).max(1)
+    let settings = crate::paths::inference_dir()
+        .and_then(|dir| BackendSettings::load(&dir).ok())
+        .unwrap_or_default();
+    threads_for(&settings)
 }
 
 /// Hands out sessions on the process's runtime.

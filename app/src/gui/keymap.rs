@@ -28,6 +28,7 @@ pub enum Action {
     FilterMinStars(u8),
     FilterLabel(ColourLabel),
     Settings,
+    OpenFolder,
 }
 
 pub struct Binding {
@@ -188,6 +189,7 @@ pub const KEYMAP: &[Binding] = &[
         "Show blue label",
     ),
     ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
+    ctrl(Key::O, Action::OpenFolder, "Ctrl+O", "Open a folder"),
 ];
 
 /// The actions pressed this frame, in keymap order. Ctrl+Z is matched before Z.

@@ -108,8 +108,14 @@ pub struct DarkRoom {
     pub folder_field: String,
     pub naming: SidecarNaming,
     pub status: StatusSource,
-    /// ONNX Runtime's intra-op threads, shown in Settings.
-    pub inference_threads: usize,
+    /// Threads and TensorRT workspace, shown and edited in Settings.
+    pub knobs: panels::EngineKnobs,
+    /// The folder dialog, while it is open.
+    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    pick_folder: workers::PickFolder,
+    saver: std::sync::mpsc::SyncSender<workers::SaveMsg>,
+    /// Where the engine keeps its settings (None: not persisted, in tests).
+    inference_dir: Option<PathBuf>,
     scan_rx: Option<Receiver<ScanEvent>>,
     /// Items waiting to be imported (the catalog's channel is bounded).
     import_queue: std::collections::VecDeque<usize>,
@@ -136,9 +142,13 @@ pub struct Setup {
     pub recent: Vec<PathBuf>,
     pub status: StatusSource,
     pub thumb_threads: usize,
-    pub inference_threads: usize,
+    pub knobs: panels::EngineKnobs,
     /// Where recent folders and the sidecar naming are kept (None: not persisted, in tests).
     pub settings_file: Option<PathBuf>,
+    /// Where the engine's settings are kept (None: not persisted, in tests).
+    pub inference_dir: Option<PathBuf>,
+    /// "Open folder…": the system dialog, or a stand-in in tests.
+    pub pick_folder: workers::PickFolder,
 }
 
 /// What the window remembers between runs.
@@ -160,6 +170,17 @@ impl AppSettings {
             }),
             Err(_) => AppSettings::default(),
         }
+    }
+
+    /// Written whole, through a temporary file, so a crash leaves the old or the new one.
+    pub fn store(&self, path: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)
     }
 }
 
@@ -188,7 +209,11 @@ impl DarkRoom {
             folder_field: String::new(),
             naming: setup.naming,
             status: setup.status,
-            inference_threads: setup.inference_threads,
+            knobs: setup.knobs,
+            folder_dialog: None,
+            pick_folder: setup.pick_folder,
+            saver: workers::settings_saver(),
+            inference_dir: setup.inference_dir,
             scan_rx: None,
             import_queue: std::collections::VecDeque::new(),
             imports_in_flight: 0,
@@ -225,7 +250,7 @@ impl DarkRoom {
         self.save_settings();
     }
 
-    /// Persist recent folders and naming, on a thread of its own (file I/O).
+    /// Persist recent folders and naming (the settings thread does the file I/O).
     fn save_settings(&self) {
         let Some(path) = self.settings_file.clone() else {
             return;
@@ -234,21 +259,55 @@ impl DarkRoom {
             recent: self.recent.clone(),
             naming: self.naming,
         };
-        std::thread::spawn(move || {
-            let result = serde_json::to_vec_pretty(&settings)
-                .map_err(std::io::Error::other)
-                .and_then(|bytes| {
-                    if let Some(dir) = path.parent() {
-                        std::fs::create_dir_all(dir)?;
-                    }
-                    let tmp = path.with_extension("json.tmp");
-                    std::fs::write(&tmp, bytes)?;
-                    std::fs::rename(&tmp, &path)
-                });
-            if let Err(e) = result {
-                eprintln!("darkroom: cannot save settings: {e}: {}", path.display());
+        self.save(workers::SaveMsg::App(path, settings));
+    }
+
+    /// Persist the engine's settings (the settings thread does the file I/O).
+    fn save_backend_settings(&self) {
+        if let Some(dir) = self.inference_dir.clone() {
+            self.save(workers::SaveMsg::Backend(dir, self.knobs.saved.clone()));
+        }
+    }
+
+    fn save(&self, msg: workers::SaveMsg) {
+        // Sixteen unsaved changes in one frame means the disk is stuck; say so, keep going.
+        if let Err(e) = self.saver.try_send(msg) {
+            eprintln!("darkroom: settings not saved: {e}");
+        }
+    }
+
+    /// "Open folder…": the dialog runs on its own thread; `poll_folder_dialog` takes the answer.
+    pub fn choose_folder(&mut self) {
+        if self.folder_dialog.is_some() {
+            return;
+        }
+        let start = self.root.clone().or_else(|| self.recent.first().cloned());
+        self.folder_dialog = Some(workers::pick_folder(
+            self.pick_folder.clone(),
+            start,
+            self.wake.clone(),
+        ));
+    }
+
+    /// Whether the folder dialog is open.
+    pub fn choosing_folder(&self) -> bool {
+        self.folder_dialog.is_some()
+    }
+
+    fn poll_folder_dialog(&mut self) {
+        let Some(rx) = &self.folder_dialog else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(answer) => {
+                self.folder_dialog = None;
+                if let Some(folder) = answer {
+                    self.open(folder);
+                }
             }
-        });
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => self.folder_dialog = None,
+        }
     }
 
     /// The backend's status as it is now.
@@ -267,6 +326,7 @@ impl DarkRoom {
 
     /// Take in what the workers reported since the last frame (bounded per frame).
     fn poll(&mut self, ctx: &egui::Context) {
+        self.poll_folder_dialog();
         if let Some(rx) = &self.scan_rx {
             let (events, done) = workers::drain(rx, 2048);
             for e in events {
@@ -456,6 +516,7 @@ impl DarkRoom {
     /// True when the scan is done and every visible thumbnail has arrived (tests wait on it).
     pub fn settled(&self) -> bool {
         !self.scanning
+            && !self.choosing_folder()
             && self.import_queue.is_empty()
             && self.imports_in_flight == 0
             && self.all_acknowledged()
@@ -524,6 +585,7 @@ impl DarkRoom {
                 }
             }
             Action::Settings => self.overlay = Overlay::Settings,
+            Action::OpenFolder => self.choose_folder(),
             Action::FilterAll => self.set_filter(Filter::All),
             Action::FilterPicks => self.set_filter(Filter::Picks),
             Action::FilterRejects => self.set_filter(Filter::Rejects),
@@ -571,7 +633,7 @@ impl DarkRoom {
                     &mut self.overlay,
                     status.as_ref(),
                     &mut self.naming,
-                    self.inference_threads,
+                    &self.knobs,
                 ) {
                     self.apply(change);
                 }
@@ -597,14 +659,16 @@ impl DarkRoom {
                         source: darkroom_engine::ladder::OverrideSource::Setting,
                     }));
                 }
-                if let Some(dir) = darkroom_engine::paths::inference_dir() {
-                    std::thread::spawn(move || {
-                        let settings = darkroom_engine::ladder::BackendSettings { force: rung };
-                        if let Err(e) = settings.store(&dir) {
-                            eprintln!("darkroom: {e}");
-                        }
-                    });
-                }
+                self.knobs.saved.force = rung;
+                self.save_backend_settings();
+            }
+            panels::SettingsChange::Threads(n) => {
+                self.knobs.saved.threads = n;
+                self.save_backend_settings();
+            }
+            panels::SettingsChange::Workspace(mb) => {
+                self.knobs.saved.workspace_mb = mb;
+                self.save_backend_settings();
             }
             panels::SettingsChange::Naming(naming) => {
                 self.naming = naming;
@@ -658,6 +722,13 @@ impl DarkRoom {
                 if ui.button("Help (?)").clicked() {
                     self.overlay = Overlay::Help;
                 }
+                if self.root.is_some()
+                    && ui
+                        .add_enabled(!self.choosing_folder(), egui::Button::new("Open…"))
+                        .clicked()
+                {
+                    self.choose_folder();
+                }
                 if let Some(p) = status.and_then(|s| s.progress.as_ref()) {
                     ui.label(p);
                 }
@@ -670,11 +741,30 @@ impl DarkRoom {
             ui.add_space(60.0);
             ui.heading("Open a folder of photos to start culling");
             ui.add_space(12.0);
+            let choosing = self.choosing_folder();
+            let open = ui.add_enabled(!choosing, egui::Button::new("Open folder…"));
+            if open.clicked() {
+                self.choose_folder();
+            }
+            if choosing {
+                ui.label("Choosing a folder…");
+            }
+            ui.add_space(8.0);
+            // For a path at hand, and where no folder dialog can be shown (no XDG portal).
             ui.horizontal(|ui| {
-                let label = ui.label("Folder:");
-                ui.text_edit_singleline(&mut self.folder_field)
+                // Centred by hand: a horizontal row takes the whole width.
+                let row = 90.0 + ui.spacing().text_edit_width + 60.0;
+                ui.add_space(((ui.available_width() - row) / 2.0).max(0.0));
+                let label = ui.label("or type a path:");
+                let field = ui
+                    .text_edit_singleline(&mut self.folder_field)
                     .labelled_by(label.id);
-                if ui.button("Open folder…").clicked() && !self.folder_field.trim().is_empty() {
+                let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                let go = ui.add_enabled(
+                    !self.folder_field.trim().is_empty(),
+                    egui::Button::new("Open"),
+                );
+                if (go.clicked() || entered) && !self.folder_field.trim().is_empty() {
                     let folder = PathBuf::from(self.folder_field.trim());
                     self.open(folder);
                 }
@@ -956,6 +1046,13 @@ pub fn run(folder: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         .context("no cache directory: set DARKROOM_CACHE_DIR or HOME")?;
     let settings_file = data.join("settings.json");
     let settings = AppSettings::load(&settings_file);
+    let inference_dir =
+        darkroom_engine::paths::inference_dir().context("no inference directory: set HOME")?;
+    let backend_settings = darkroom_engine::ladder::BackendSettings::load(&inference_dir)
+        .unwrap_or_else(|e| {
+            eprintln!("darkroom: {e}");
+            Default::default()
+        });
     let models = crate::cli::models_dir(None)?;
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     std::thread::Builder::new()
@@ -982,8 +1079,10 @@ pub fn run(folder: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
         recent: settings.recent,
         status: StatusSource::Starting(rx),
         thumb_threads: num_threads(),
-        inference_threads: darkroom_engine::sessions::default_threads(),
+        knobs: panels::EngineKnobs::resolve(backend_settings),
         settings_file: Some(settings_file),
+        inference_dir: Some(inference_dir),
+        pick_folder: workers::system_folder_dialog(),
     };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()

@@ -3,6 +3,9 @@
 //! id and short hash). They only render state; changes go back to the app as values.
 
 use darkroom_catalog::SidecarNaming;
+use darkroom_engine::ladder::BackendSettings;
+use darkroom_engine::ladder::backend::{THREADS_ENV, WORKSPACE_ENV, env_number, threads_for};
+use darkroom_engine::ladder::rungs::DEFAULT_WORKSPACE_MB;
 use darkroom_engine::{BackendStatus, Rung};
 use egui::{Color32, RichText};
 
@@ -14,6 +17,103 @@ use super::keymap::KEYMAP;
 pub enum SettingsChange {
     Force(Option<Rung>),
     Naming(SidecarNaming),
+    /// None: automatic.
+    Threads(Option<usize>),
+    Workspace(Option<u64>),
+}
+
+/// The engine's tunables as Settings shows them: what is saved, what this process runs with,
+/// and whether an environment variable pins a value (then the field is read-only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineKnobs {
+    pub saved: BackendSettings,
+    pub threads_in_effect: usize,
+    pub threads_env: bool,
+    pub workspace_in_effect: u64,
+    pub workspace_env: bool,
+}
+
+impl EngineKnobs {
+    /// As the engine resolves them: environment, else the saved setting, else the default.
+    pub fn resolve(saved: BackendSettings) -> Self {
+        let workspace_env = env_number(WORKSPACE_ENV).ok().flatten();
+        EngineKnobs {
+            threads_in_effect: threads_for(&saved),
+            threads_env: env_number(THREADS_ENV).ok().flatten().is_some(),
+            workspace_in_effect: workspace_env
+                .or(saved.workspace_mb)
+                .unwrap_or(DEFAULT_WORKSPACE_MB),
+            workspace_env: workspace_env.is_some(),
+            saved,
+        }
+    }
+}
+
+/// Most threads a user may ask for: every logical core.
+fn max_threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+}
+
+/// One numeric setting of the engine, as Settings shows it.
+struct Knob<'a> {
+    /// The row's label, which names the field for screen readers.
+    label: egui::Id,
+    saved: Option<u64>,
+    in_effect: u64,
+    /// The variable pinning it, if set.
+    env: Option<&'a str>,
+    range: std::ops::RangeInclusive<u64>,
+    suffix: &'a str,
+    /// Change per point dragged and per arrow key (below 1 an integer never moves by key).
+    speed: f64,
+    note: &'a str,
+}
+
+impl Knob<'_> {
+    /// Read-only when the environment pins it, else a field plus "Automatic". Returns the new
+    /// saved value (None: automatic) when the user changed it.
+    fn show(self, ui: &mut egui::Ui) -> Option<Option<u64>> {
+        let mut change = None;
+        ui.vertical(|ui| {
+            if let Some(var) = self.env {
+                ui.label(format!("{}{} (set by {var})", self.in_effect, self.suffix));
+                return;
+            }
+            ui.horizontal(|ui| {
+                let mut value = self.saved.unwrap_or(self.in_effect);
+                // Never clamp what is already there: a value from another machine stays as is.
+                let top = (*self.range.end()).max(value);
+                let field = ui
+                    .add(
+                        egui::DragValue::new(&mut value)
+                            .range(*self.range.start()..=top)
+                            .suffix(self.suffix)
+                            .speed(self.speed),
+                    )
+                    .labelled_by(self.label);
+                if field.changed() && Some(value) != self.saved {
+                    change = Some(Some(value));
+                }
+                let auto = self.saved.is_none();
+                if ui.selectable_label(auto, "Automatic").clicked() && !auto {
+                    change = Some(None);
+                }
+            });
+            let next = change.unwrap_or(self.saved);
+            let differs = match next {
+                Some(v) => v != self.in_effect,
+                None => self.saved.is_some(),
+            };
+            if differs {
+                ui.weak(format!("{} Takes effect at the next start.", self.note));
+            } else {
+                ui.weak(self.note);
+            }
+        });
+        change
+    }
 }
 
 fn window<'a>(title: &'a str, open: &'a mut bool) -> egui::Window<'a> {
@@ -72,7 +172,7 @@ pub fn settings(
     overlay: &mut Overlay,
     status: Option<&BackendStatus>,
     naming: &mut SidecarNaming,
-    threads: usize,
+    knobs: &EngineKnobs,
 ) -> Option<SettingsChange> {
     let mut open = true;
     let mut change = None;
@@ -139,16 +239,35 @@ pub fn settings(
                     }
                 });
                 ui.end_row();
-                if let Some(inputs) = status.and_then(|s| s.inputs.as_ref()) {
-                    ui.label("TensorRT workspace");
-                    ui.label(format!(
-                        "{} MB (DARKROOM_TRT_WORKSPACE_MB)",
-                        inputs.workspace_mb
-                    ));
-                    ui.end_row();
+                let label = ui.label("Inference threads").id;
+                let threads = Knob {
+                    label,
+                    saved: knobs.saved.threads.map(|n| n as u64),
+                    in_effect: knobs.threads_in_effect as u64,
+                    env: knobs.threads_env.then_some(THREADS_ENV),
+                    range: 1..=max_threads() as u64,
+                    suffix: "",
+                    speed: 1.0,
+                    note: "ONNX Runtime's threads per model; tract always uses one.",
+                };
+                if let Some(v) = threads.show(ui) {
+                    change = Some(SettingsChange::Threads(v.map(|n| n as usize)));
                 }
-                ui.label("Threads");
-                ui.label(format!("{threads} (DARKROOM_THREADS)"));
+                ui.end_row();
+                let label = ui.label("TensorRT workspace").id;
+                let workspace = Knob {
+                    label,
+                    saved: knobs.saved.workspace_mb,
+                    in_effect: knobs.workspace_in_effect,
+                    env: knobs.workspace_env.then_some(WORKSPACE_ENV),
+                    range: 64..=65_536,
+                    suffix: " MB",
+                    speed: 16.0,
+                    note: "GPU memory the TensorRT builder may use; engines are rebuilt for a new cap.",
+                };
+                if let Some(v) = workspace.show(ui) {
+                    change = Some(SettingsChange::Workspace(v));
+                }
                 ui.end_row();
             });
     });

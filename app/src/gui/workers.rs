@@ -253,3 +253,56 @@ pub fn decision_writer(
         import: import_tx,
     }
 }
+
+/// A settings file to write: the window's own, or the engine's beside the probe cache.
+pub enum SaveMsg {
+    App(PathBuf, super::AppSettings),
+    Backend(PathBuf, darkroom_engine::ladder::BackendSettings),
+}
+
+/// The settings writer: one thread, so two quick changes land in the order they were made.
+pub fn settings_saver() -> SyncSender<SaveMsg> {
+    let (tx, rx) = sync_channel::<SaveMsg>(16);
+    spawn("darkroom-settings", move || {
+        for msg in rx {
+            let result = match msg {
+                SaveMsg::App(path, settings) => super::AppSettings::store(&settings, &path)
+                    .map_err(|e| format!("cannot save settings: {e}: {}", path.display())),
+                SaveMsg::Backend(dir, settings) => settings.store(&dir).map_err(|e| e.to_string()),
+            };
+            if let Err(e) = result {
+                eprintln!("darkroom: {e}");
+            }
+        }
+    });
+    tx
+}
+
+/// Asks the user for a folder; None when they cancel (or no dialog could be shown).
+pub type PickFolder = Arc<dyn Fn(Option<PathBuf>) -> Option<PathBuf> + Send + Sync>;
+
+/// The system's folder dialog (the XDG portal on Linux, so Flatpak works; the shell dialog on
+/// Windows). It blocks until the user answers, so it runs on a thread of its own.
+pub fn system_folder_dialog() -> PickFolder {
+    Arc::new(|start: Option<PathBuf>| {
+        let mut dialog = rfd::FileDialog::new().set_title("Open a folder of photos");
+        if let Some(dir) = start {
+            dialog = dialog.set_directory(dir);
+        }
+        dialog.pick_folder()
+    })
+}
+
+/// Show the folder dialog in the background; the answer arrives on the receiver.
+pub fn pick_folder(
+    pick: PickFolder,
+    start: Option<PathBuf>,
+    wake: Waker,
+) -> Receiver<Option<PathBuf>> {
+    let (tx, rx) = sync_channel(1);
+    spawn("darkroom-folder-dialog", move || {
+        let _ = tx.send(pick(start));
+        wake();
+    });
+    rx
+}

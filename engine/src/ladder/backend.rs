@@ -41,11 +41,19 @@ pub struct Override {
     pub source: OverrideSource,
 }
 
-/// The persisted backend setting, beside the probe cache.
+/// The persisted backend settings, beside the probe cache. Each is None for "automatic"; an
+/// environment variable wins over each (see [`BackendConfig::from_env`], [`threads_for`]).
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BackendSettings {
-    /// A rung to force, or None for automatic.
+    /// A rung to force.
+    #[serde(default)]
     pub force: Option<Rung>,
+    /// ONNX Runtime intra-op threads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// TensorRT builder workspace cap, MB.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_mb: Option<u64>,
 }
 
 pub const SETTINGS_FILE: &str = "backend-settings.json";
@@ -83,6 +91,10 @@ impl BackendSettings {
 
 /// The override in force: `DARKROOM_BACKEND` first, else the persisted setting.
 pub fn override_from(inference_dir: &Path) -> Result<Option<Override>, EngineError> {
+    override_in(&BackendSettings::load(inference_dir)?)
+}
+
+fn override_in(settings: &BackendSettings) -> Result<Option<Override>, EngineError> {
     if let Ok(v) = std::env::var("DARKROOM_BACKEND")
         && !v.trim().is_empty()
         && !v.trim().eq_ignore_ascii_case("auto")
@@ -97,12 +109,10 @@ pub fn override_from(inference_dir: &Path) -> Result<Option<Override>, EngineErr
             source: OverrideSource::Environment,
         }));
     }
-    Ok(BackendSettings::load(inference_dir)?
-        .force
-        .map(|rung| Override {
-            rung,
-            source: OverrideSource::Setting,
-        }))
+    Ok(settings.force.map(|rung| Override {
+        rung,
+        source: OverrideSource::Setting,
+    }))
 }
 
 /// How the backend is set up for this process.
@@ -122,40 +132,65 @@ pub struct BackendConfig {
     pub fake: Option<FakeGpu>,
 }
 
-fn env_number(name: &'static str, default: u64) -> Result<u64, EngineError> {
+/// A positive whole number from the environment, or None when the variable is unset or empty.
+pub fn env_number(name: &'static str) -> Result<Option<u64>, EngineError> {
     match std::env::var(name) {
         Ok(v) if !v.trim().is_empty() => v
             .trim()
             .parse::<u64>()
             .ok()
             .filter(|n| *n > 0)
+            .map(Some)
             .ok_or_else(|| EngineError::Setting {
                 name,
                 reason: format!("expected a positive whole number, found {v:?}"),
                 path: PathBuf::from("(environment)"),
             }),
-        _ => Ok(default),
+        _ => Ok(None),
     }
 }
 
+/// The variable that overrides the thread setting.
+pub const THREADS_ENV: &str = "DARKROOM_THREADS";
+/// The variable that overrides the TensorRT workspace setting.
+pub const WORKSPACE_ENV: &str = "DARKROOM_TRT_WORKSPACE_MB";
+
+/// ONNX Runtime intra-op threads: `DARKROOM_THREADS`, else the persisted setting, else physical
+/// cores minus two (the UI and decoding keep theirs), at least one. tract is single-threaded.
+pub fn threads_for(settings: &BackendSettings) -> usize {
+    let from_env = env_number(THREADS_ENV).ok().flatten();
+    from_env
+        .map(|n| n as usize)
+        .or(settings.threads.filter(|n| *n > 0))
+        .unwrap_or_else(|| num_cpus::get_physical().saturating_sub(2).max(1))
+}
+
 impl BackendConfig {
-    /// From the environment: `DARKROOM_BACKEND`, `DARKROOM_PROBE_TIMEOUT_S` (120),
-    /// `DARKROOM_ENGINE_TIMEOUT_S` (1800), `DARKROOM_TRT_WORKSPACE_MB` (512), and the test
-    /// provider's `DARKROOM_FAKE_GPU` where the build has it.
+    /// From the environment and the persisted settings (the environment wins):
+    /// `DARKROOM_BACKEND`, `DARKROOM_PROBE_TIMEOUT_S` (120), `DARKROOM_ENGINE_TIMEOUT_S` (1800),
+    /// `DARKROOM_TRT_WORKSPACE_MB` (512), and the test provider's `DARKROOM_FAKE_GPU` where the
+    /// build has it.
     pub fn from_env(inference_dir: PathBuf, launcher: Launcher) -> Result<Self, EngineError> {
         let fake = fake::from_env().map_err(|reason| EngineError::Setting {
             name: fake::ENV,
             reason,
             path: PathBuf::from("(environment)"),
         })?;
+        let settings = BackendSettings::load(&inference_dir)?;
         Ok(BackendConfig {
-            forced: override_from(&inference_dir)?,
+            forced: override_in(&settings)?,
             inference_dir,
             launcher,
             reprobe: false,
-            probe_limit: Duration::from_secs(env_number("DARKROOM_PROBE_TIMEOUT_S", 120)?),
-            engine_limit: Duration::from_secs(env_number("DARKROOM_ENGINE_TIMEOUT_S", 1800)?),
-            workspace_mb: env_number("DARKROOM_TRT_WORKSPACE_MB", DEFAULT_WORKSPACE_MB)?,
+            probe_limit: Duration::from_secs(
+                env_number("DARKROOM_PROBE_TIMEOUT_S")?.unwrap_or(120),
+            ),
+            engine_limit: Duration::from_secs(
+                env_number("DARKROOM_ENGINE_TIMEOUT_S")?.unwrap_or(1800),
+            ),
+            workspace_mb: env_number(WORKSPACE_ENV)?
+                .or(settings.workspace_mb.filter(|n| *n > 0))
+                .unwrap_or(DEFAULT_WORKSPACE_MB),
             fake,
         })
     }
