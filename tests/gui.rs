@@ -366,6 +366,48 @@ fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
 }
 
 #[test]
+fn the_keyboard_walks_a_long_grid_and_the_selection_stays_in_view() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("long");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for i in 0..60 {
+        let name = PHOTOS[i % PHOTOS.len()];
+        let ext = Path::new(name)
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("png");
+        std::fs::copy(photo(name), folder.join(format!("IMG_{i:04}.{ext}"))).expect("copy");
+    }
+    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    h.set_size(egui::vec2(560.0, 420.0));
+    settle(&mut h);
+    // Three columns, two rows on screen: row 8 is far below the first screen.
+    assert!(
+        h.query_by_label_contains("IMG_0024.png").is_none(),
+        "off screen at first"
+    );
+    for _ in 0..8 {
+        h.key_press(Key::ArrowDown);
+    }
+    settle(&mut h);
+    // Scrolling is animated: let it finish.
+    h.run();
+    assert_eq!(h.state().selected, 24);
+    h.get_by_label_contains("IMG_0024.png");
+    assert!(
+        h.query_by_label_contains("IMG_0000.png").is_none(),
+        "scrolled away from the top"
+    );
+    // And back up to the top.
+    for _ in 0..8 {
+        h.key_press(Key::ArrowUp);
+    }
+    settle(&mut h);
+    h.run();
+    h.get_by_label_contains("IMG_0000.png");
+}
+
+#[test]
 fn the_help_overlay_lists_the_keymap() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut h = harness(dir.path(), None, ort_cpu());

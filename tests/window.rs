@@ -1,6 +1,7 @@
-//! A real window: the binary under Xvfb on the sample photos, a screenshot of the screen, and a
-//! check that it shows something (many colours, not one flat fill). Needs Xvfb and
-//! ImageMagick's `import` (scripts/test installs both) and Mesa's Vulkan (lavapipe).
+//! A real window: the release binary under Xvfb on the sample photos, a screenshot of the
+//! screen, and a check that it shows something (many colours, not one flat fill). Needs Xvfb
+//! and ImageMagick's `import` (scripts/test installs both), Mesa's Vulkan (lavapipe), and the
+//! release build (scripts/test makes it first).
 
 mod support;
 
@@ -47,9 +48,10 @@ fn the_window_opens_on_the_sample_photos_and_is_not_blank() {
             .expect("Xvfb is installed"),
     );
     std::thread::sleep(Duration::from_millis(800));
-    let mut app = darkroom_on(Rt::Ort, dir.path());
+    let mut app = darkroom_exe(&release_binary(), dir.path());
     let _app = Kill(
         app.env("DISPLAY", &display)
+            .env("DARKROOM_ORT_LIB", ort_lib())
             .env("DARKROOM_MODELS", models())
             .env("DARKROOM_CACHE_DIR", dir.path().join("cache"))
             .env_remove("WAYLAND_DISPLAY")

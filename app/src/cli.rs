@@ -21,6 +21,10 @@ pub struct Cli {
     pub command: Option<Command>,
     /// Open the window on this folder (no subcommand).
     pub folder: Option<PathBuf>,
+    /// Print "first-frame" on stdout once the first frame is on screen, then close (for
+    /// `bench-first-frame`).
+    #[arg(long, hide = true)]
+    pub report_first_frame: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -123,6 +127,29 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Time to first frame of this binary's window, alone and with a 1,000-photo folder and a
+    /// cold probe running (run under Xvfb: scripts/bench-first-frame).
+    BenchFirstFrame {
+        /// Photos to fill the 1,000-photo folder with (hard links, cycled).
+        photos: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Frame time of the grid on 10,000 photos against 100, walked by keyboard (headless).
+    BenchGrid {
+        /// Photos to fill the folders with (hard links, cycled).
+        photos: PathBuf,
+        #[arg(long, default_value_t = 10_000)]
+        count: usize,
+        #[arg(long, default_value_t = 400)]
+        frames: usize,
+        #[arg(long)]
+        json: bool,
+    },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
     BenchWorker {
@@ -205,7 +232,7 @@ pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(command) = cli.command else {
-        return crate::gui::run(cli.folder);
+        return crate::gui::run(cli.folder, cli.report_first_frame);
     };
     match command {
         Command::Probe {
@@ -277,6 +304,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             rounds,
             json,
         } => crate::bench_thumbs::run(dir, side, rounds, json),
+        Command::BenchFirstFrame {
+            photos,
+            count,
+            runs,
+            json,
+        } => crate::bench_first_frame::run(&photos, count, runs, json),
+        Command::BenchGrid {
+            photos,
+            count,
+            frames,
+            json,
+        } => crate::bench_grid::run(&photos, count, frames.max(1), json),
         Command::BenchWorker {
             models,
             image,

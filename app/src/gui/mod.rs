@@ -117,6 +117,10 @@ pub struct DarkRoom {
     /// Where the engine keeps its settings (None: not persisted, in tests).
     inference_dir: Option<PathBuf>,
     scan_rx: Option<Receiver<ScanEvent>>,
+    /// The keyboard moved the selection: scroll the grid until it is in view (once).
+    follow_selection: bool,
+    /// The grid's scroll offset to apply next frame (the selection was off screen).
+    grid_offset: Option<f32>,
     /// Items waiting to be imported (the catalog's channel is bounded).
     import_queue: std::collections::VecDeque<usize>,
     imports_in_flight: usize,
@@ -215,6 +219,8 @@ impl DarkRoom {
             saver: workers::settings_saver(),
             inference_dir: setup.inference_dir,
             scan_rx: None,
+            follow_selection: false,
+            grid_offset: None,
             import_queue: std::collections::VecDeque::new(),
             imports_in_flight: 0,
             thumbs,
@@ -513,19 +519,20 @@ impl DarkRoom {
         self.entries.iter().all(|e| !e.pending)
     }
 
-    /// True when the scan is done and every visible thumbnail has arrived (tests wait on it).
+    /// True when the scan is done, every decision is durable, every picture asked for (the
+    /// cells on screen, the loupe's) has arrived and no scroll is pending (tests wait on it).
     pub fn settled(&self) -> bool {
+        let arrived = |p: &Picture| !matches!(p, Picture::Requested);
         !self.scanning
             && !self.choosing_folder()
+            && self.grid_offset.is_none()
             && self.import_queue.is_empty()
             && self.imports_in_flight == 0
             && self.all_acknowledged()
-            && self.visible.iter().all(|&i| {
-                matches!(
-                    self.entries[i].thumb,
-                    Picture::Ready(_) | Picture::Failed(_)
-                )
-            })
+            && self
+                .entries
+                .iter()
+                .all(|e| arrived(&e.thumb) && arrived(&e.loupe))
             && (self.view == View::Grid
                 || self.selected_index().is_none_or(|i| {
                     matches!(
@@ -537,6 +544,12 @@ impl DarkRoom {
 
     fn act(&mut self, action: Action, columns: usize) {
         let n = self.visible.len();
+        if matches!(
+            action,
+            Action::Next | Action::Previous | Action::Up | Action::Down | Action::Back
+        ) {
+            self.follow_selection = true;
+        }
         let step = |s: &mut usize, by: isize| {
             if n > 0 {
                 *s = (*s as isize + by).clamp(0, n as isize - 1) as usize;
@@ -799,33 +812,51 @@ impl DarkRoom {
         let rows = self.visible.len().div_ceil(columns);
         let selected_row = self.selected / columns;
         let mut clicked = None;
-        egui::ScrollArea::vertical()
-            .auto_shrink(false)
-            .show_rows(ui, CELL, rows, |ui, range| {
-                for row in range {
-                    ui.horizontal(|ui| {
-                        for col in 0..columns {
-                            let v = row * columns + col;
-                            let Some(&index) = self.visible.get(v) else {
-                                break;
-                            };
-                            self.request(index, THUMB_SIDE);
-                            let selected = v == self.selected;
-                            let response = cell(ui, &self.entries[index], selected);
-                            if selected && row == selected_row {
-                                response.scroll_to_me(None);
-                            }
-                            if response.clicked() {
-                                clicked = Some(v);
-                            }
-                            if response.double_clicked() {
-                                clicked = Some(v);
-                                self.view = View::Loupe;
-                            }
+        let mut area = egui::ScrollArea::vertical().auto_shrink(false);
+        if let Some(offset) = self.grid_offset.take() {
+            area = area.vertical_scroll_offset(offset);
+        }
+        let mut follow = self.follow_selection;
+        let shown = area.show_rows(ui, CELL, rows, |ui, range| {
+            for row in range {
+                ui.horizontal(|ui| {
+                    for col in 0..columns {
+                        let v = row * columns + col;
+                        let Some(&index) = self.visible.get(v) else {
+                            break;
+                        };
+                        self.request(index, THUMB_SIDE);
+                        let selected = v == self.selected;
+                        let response = cell(ui, &self.entries[index], selected);
+                        if selected && follow {
+                            response.scroll_to_me(None);
+                            follow = false;
                         }
-                    });
-                }
-            });
+                        if response.clicked() {
+                            clicked = Some(v);
+                        }
+                        if response.double_clicked() {
+                            clicked = Some(v);
+                            self.view = View::Loupe;
+                        }
+                    }
+                });
+            }
+        });
+        // Only rows on screen are laid out: a selection that left them is reached by offset.
+        if follow {
+            let row_h = CELL + ui.spacing().item_spacing.y;
+            let top = selected_row as f32 * row_h;
+            let view_h = shown.inner_rect.height();
+            let offset = if top < shown.state.clamped_offset().y {
+                top
+            } else {
+                top + row_h - view_h
+            };
+            self.grid_offset = Some(offset.max(0.0));
+            ui.ctx().request_repaint();
+        }
+        self.follow_selection = false;
         if let Some(v) = clicked {
             self.selected = v;
         }
@@ -913,6 +944,10 @@ fn file_name(e: &Entry) -> String {
 fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
     let (rect, response) =
         ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
+    // Screen readers (and the UI tests) find a photo by its file name.
+    response.widget_info(|| {
+        egui::WidgetInfo::selected(egui::Role::Button, true, selected, file_name(e))
+    });
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
     let image_rect = rect.shrink(6.0).with_max_y(rect.max.y - 26.0);
@@ -1028,17 +1063,38 @@ fn show_picture(ui: &mut egui::Ui, e: &Entry, zoom_100: bool) {
 }
 
 /// The eframe shell around [`DarkRoom`].
-struct Window(DarkRoom);
+struct Window {
+    app: DarkRoom,
+    frames: u64,
+    /// `--report-first-frame`: say when the first frame is on screen, then close.
+    report_first_frame: bool,
+}
 
 impl eframe::App for Window {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        self.0.ui(ui);
+        self.frames += 1;
+        if self.report_first_frame {
+            // eframe presents a frame before it asks for the next one: reaching the second
+            // means the first is on screen.
+            if self.frames == 2 {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                let _ = writeln!(out, "first-frame");
+                let _ = out.flush();
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ui.ctx().request_repaint();
+        }
+        self.app.ui(ui);
     }
 }
 
 /// `darkroom [FOLDER]`: open the window. Everything slow starts in the background after the
 /// first frame is on its way.
-pub fn run(folder: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
+pub fn run(
+    folder: Option<PathBuf>,
+    report_first_frame: bool,
+) -> anyhow::Result<std::process::ExitCode> {
     use anyhow::Context;
     let data = darkroom_engine::paths::data_dir()
         .context("no data directory: set DARKROOM_DATA_DIR or HOME")?;
@@ -1093,7 +1149,13 @@ pub fn run(folder: Option<PathBuf>) -> anyhow::Result<std::process::ExitCode> {
     eframe::run_native(
         "DarkRoom",
         options,
-        Box::new(move |cc| Ok(Box::new(Window(DarkRoom::new(&cc.egui_ctx, setup))))),
+        Box::new(move |cc| {
+            Ok(Box::new(Window {
+                app: DarkRoom::new(&cc.egui_ctx, setup),
+                frames: 0,
+                report_first_frame,
+            }))
+        }),
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     Ok(std::process::ExitCode::SUCCESS)

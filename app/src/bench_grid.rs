@@ -1,0 +1,181 @@
+//! `darkroom bench-grid PHOTOS`: is the grid as smooth on 10,000 photos as on 100? Runs the
+//! real window state headless (egui without a GPU) on two folders, made of hard links to the
+//! sample photos, and times each frame's UI pass plus tessellation while the keyboard walks
+//! the grid ten rows down and back, again and again; the two folders alternate frame by frame
+//! so the machine's noise hits both. Rendering is the GPU's and does not grow with the folder.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+
+use crate::gui::{DarkRoom, Setup, StatusSource, panels::EngineKnobs};
+
+#[derive(Serialize)]
+struct Side {
+    photos: usize,
+    median_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    frames: usize,
+    small: Side,
+    large: Side,
+    /// large / small, medians.
+    ratio: f64,
+}
+
+struct Subject {
+    ctx: egui::Context,
+    app: DarkRoom,
+    photos: usize,
+    times: Vec<f64>,
+    _engine: std::sync::mpsc::SyncSender<darkroom_engine::Backend>,
+}
+
+const SCREEN: egui::Vec2 = egui::vec2(1280.0, 820.0);
+
+impl Subject {
+    fn new(dir: &Path, name: &str, photos: &Path, count: usize) -> anyhow::Result<Self> {
+        let folder = dir.join(name);
+        crate::bench_first_frame::fill(photos, &folder, count)?;
+        let ctx = egui::Context::default();
+        // The engine never starts here: Settings would say "starting", which the grid ignores.
+        let (engine, rx) = std::sync::mpsc::sync_channel(1);
+        let setup = Setup {
+            folder: Some(folder),
+            catalog: dir.join(format!("{name}.sqlite")),
+            thumb_cache: dir.join(format!("{name}-thumbs")),
+            naming: darkroom_catalog::SidecarNaming::WithExtension,
+            recent: Vec::new(),
+            status: StatusSource::Starting(rx),
+            thumb_threads: crate::gui::num_threads(),
+            knobs: EngineKnobs::resolve(Default::default()),
+            settings_file: None,
+            inference_dir: None,
+            pick_folder: std::sync::Arc::new(|_| None),
+        };
+        let app = DarkRoom::new(&ctx, setup);
+        Ok(Subject {
+            ctx,
+            app,
+            photos: count,
+            times: Vec::new(),
+            _engine: engine,
+        })
+    }
+
+    /// One frame with these key presses; its UI pass and tessellation in ms.
+    fn frame(&mut self, keys: &[egui::Key]) -> f64 {
+        let events = keys
+            .iter()
+            .map(|&key| egui::Event::Key {
+                key,
+                physical_key: None,
+                pressed: true,
+                repeat: false,
+                modifiers: egui::Modifiers::NONE,
+            })
+            .collect();
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, SCREEN)),
+            events,
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let mut out = self.ctx.run_ui(input, |ui| self.app.ui(ui));
+        let meshes = self.ctx.tessellate(out.shapes, out.pixels_per_point);
+        // Texture uploads are the GPU's work; nobody renders here.
+        out.textures_delta.clear();
+        std::hint::black_box(meshes);
+        started.elapsed().as_secs_f64() * 1e3
+    }
+
+    /// Scanned, and every thumbnail asked for (the first screen's) in.
+    fn ready(&self) -> bool {
+        use crate::gui::Picture;
+        !self.app.scanning
+            && self.app.entries.len() == self.photos
+            && matches!(
+                self.app.entries[0].thumb,
+                Picture::Ready(_) | Picture::Failed(_)
+            )
+            && !self
+                .app
+                .entries
+                .iter()
+                .any(|e| matches!(e.thumb, Picture::Requested))
+    }
+
+    fn side(&self) -> Side {
+        let mut t = self.times.clone();
+        t.sort_by(f64::total_cmp);
+        Side {
+            photos: self.photos,
+            median_ms: t[t.len() / 2],
+            p99_ms: t[(t.len() * 99 / 100).min(t.len() - 1)],
+            max_ms: t[t.len() - 1],
+        }
+    }
+}
+
+pub fn run(photos: &Path, count: usize, frames: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;
+    let mut small = Subject::new(tmp.path(), "small", photos, 100)?;
+    let mut large = Subject::new(tmp.path(), "large", photos, count)?;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !(small.ready() && large.ready()) {
+        if Instant::now() > deadline {
+            bail!("the folders did not load in 10 minutes");
+        }
+        small.frame(&[]);
+        large.frame(&[]);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // The walk: ten rows down, ten back; the first cycle is a warm-up.
+    let walk = |i: usize| {
+        if (i / 10).is_multiple_of(2) {
+            egui::Key::ArrowDown
+        } else {
+            egui::Key::ArrowUp
+        }
+    };
+    for i in 0..frames + 20 {
+        let key = [walk(i)];
+        let (a, b) = (small.frame(&key), large.frame(&key));
+        if i >= 20 {
+            small.times.push(a);
+            large.times.push(b);
+        }
+    }
+    if small.app.selected != large.app.selected {
+        bail!(
+            "the two grids walked differently ({} vs {}): not comparable",
+            small.app.selected,
+            large.app.selected
+        );
+    }
+    let report = Report {
+        frames,
+        ratio: large.side().median_ms / small.side().median_ms,
+        small: small.side(),
+        large: large.side(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        for s in [&report.small, &report.large] {
+            println!(
+                "{:>6} photos: frame {:.2} ms median, {:.2} ms p99, {:.2} ms max",
+                s.photos, s.median_ms, s.p99_ms, s.max_ms
+            );
+        }
+        println!("{} / 100 photos: {:.2}x", count, report.ratio);
+    }
+    Ok(ExitCode::SUCCESS)
+}
