@@ -125,6 +125,7 @@ fn harness_with(
         settings_file: None,
         inference_dir: Some(dir.join("inference")),
         pick_folder,
+        on_first_frame: Vec::new(),
     };
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
@@ -290,6 +291,9 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
     h.run_steps(2);
     want.threads = None;
     wait_for(&mut h, &want);
+    // The window resizes to its new contents over a few frames; however many the save took,
+    // the picture is taken once it has.
+    h.run_steps(6);
     h.snapshot("settings_knobs");
 }
 

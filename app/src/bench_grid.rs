@@ -59,6 +59,7 @@ impl Subject {
             settings_file: None,
             inference_dir: None,
             pick_folder: std::sync::Arc::new(|_| None),
+            on_first_frame: Vec::new(),
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {

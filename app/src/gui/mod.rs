@@ -119,6 +119,11 @@ pub struct DarkRoom {
     scan_rx: Option<Receiver<ScanEvent>>,
     /// The keyboard moved the selection: scroll the grid until it is in view (once).
     follow_selection: bool,
+    /// Frames drawn so far: background work starts once the first is on screen.
+    frames: u64,
+    /// The folder to open and the work to start once the first frame is on screen.
+    deferred_folder: Option<PathBuf>,
+    on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
     /// The grid's scroll offset to apply next frame (the selection was off screen).
     grid_offset: Option<f32>,
     /// Items waiting to be imported (the catalog's channel is bounded).
@@ -153,6 +158,8 @@ pub struct Setup {
     pub inference_dir: Option<PathBuf>,
     /// "Open folder…": the system dialog, or a stand-in in tests.
     pub pick_folder: workers::PickFolder,
+    /// Started once the first frame is on screen (the engine), after the folder's scan.
+    pub on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
 }
 
 /// What the window remembers between runs.
@@ -197,7 +204,7 @@ impl DarkRoom {
         let cache = ThumbCache::new(setup.thumb_cache);
         let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
         let writer = workers::decision_writer(setup.catalog, setup.naming, wake.clone());
-        let mut app = DarkRoom {
+        DarkRoom {
             root: None,
             entries: Vec::new(),
             visible: Vec::new(),
@@ -220,6 +227,9 @@ impl DarkRoom {
             inference_dir: setup.inference_dir,
             scan_rx: None,
             follow_selection: false,
+            frames: 0,
+            deferred_folder: setup.folder,
+            on_first_frame: setup.on_first_frame,
             grid_offset: None,
             import_queue: std::collections::VecDeque::new(),
             imports_in_flight: 0,
@@ -228,11 +238,7 @@ impl DarkRoom {
             cancel,
             wake,
             settings_file: setup.settings_file,
-        };
-        if let Some(folder) = setup.folder {
-            app.open(folder);
         }
-        app
     }
 
     /// Start scanning `folder` (in the background).
@@ -524,6 +530,7 @@ impl DarkRoom {
     pub fn settled(&self) -> bool {
         let arrived = |p: &Picture| !matches!(p, Picture::Requested);
         !self.scanning
+            && self.deferred_folder.is_none()
             && !self.choosing_folder()
             && self.grid_offset.is_none()
             && self.import_queue.is_empty()
@@ -616,6 +623,20 @@ impl DarkRoom {
     /// One frame.
     pub fn ui(&mut self, ui: &mut egui::Ui) {
         let ctx = ui.ctx().clone();
+        self.frames += 1;
+        match self.frames {
+            // Ask for a second frame at once: eframe presents this one before drawing it.
+            1 => ctx.request_repaint(),
+            2 => {
+                if let Some(folder) = self.deferred_folder.take() {
+                    self.open(folder);
+                }
+                for start in self.on_first_frame.drain(..) {
+                    start();
+                }
+            }
+            _ => {}
+        }
         self.poll(&ctx);
         let columns = ((ui.available_width() / CELL).floor() as usize).max(1);
         let typing = ctx.memory(|m| m.focused().is_some());
@@ -1111,22 +1132,27 @@ pub fn run(
         });
     let models = crate::cli::models_dir(None)?;
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
-    std::thread::Builder::new()
-        .name("darkroom-engine-start".into())
-        .spawn(move || {
-            let store = darkroom_engine::CardSet::builtin()
-                .map(|cards| darkroom_engine::ModelStore::new(models, cards));
-            match store
-                .map_err(anyhow::Error::from)
-                .and_then(|s| crate::backend_cmd::start(s, false))
-            {
-                Ok((backend, _)) => {
-                    let _ = tx.send(backend);
+    // Loading the runtime, hashing the models and probing are CPU work: after the first frame.
+    let start_engine = move || {
+        let started = std::thread::Builder::new()
+            .name("darkroom-engine-start".into())
+            .spawn(move || {
+                let store = darkroom_engine::CardSet::builtin()
+                    .map(|cards| darkroom_engine::ModelStore::new(models, cards));
+                match store
+                    .map_err(anyhow::Error::from)
+                    .and_then(|s| crate::backend_cmd::start(s, false))
+                {
+                    Ok((backend, _)) => {
+                        let _ = tx.send(backend);
+                    }
+                    Err(e) => eprintln!("darkroom: the inference engine did not start: {e:#}"),
                 }
-                Err(e) => eprintln!("darkroom: the inference engine did not start: {e:#}"),
-            }
-        })
-        .context("cannot start the engine thread")?;
+            });
+        if let Err(e) = started {
+            eprintln!("darkroom: cannot start the engine thread: {e}");
+        }
+    };
     let setup = Setup {
         folder,
         catalog: data.join("catalog.sqlite"),
@@ -1139,6 +1165,7 @@ pub fn run(
         settings_file: Some(settings_file),
         inference_dir: Some(inference_dir),
         pick_folder: workers::system_folder_dialog(),
+        on_first_frame: vec![Box::new(start_engine)],
     };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
