@@ -6,6 +6,7 @@
 pub mod decode;
 pub mod error;
 pub mod formats;
+pub mod jpeg_dc;
 pub mod preview;
 pub mod scan;
 pub mod thumbs;

@@ -149,6 +149,11 @@ pub fn orientation_in_tiff(tiff: &[u8]) -> Option<Orientation> {
     orientation_of(found.orientation)
 }
 
+/// The orientation tag of a JPEG's EXIF block, if it has one.
+pub fn exif_orientation(jpeg: &[u8]) -> Option<Orientation> {
+    orientation_in_tiff(jpeg.get(exif_in_jpeg(jpeg)?..)?)
+}
+
 /// Every JPEG start in `data` (for containers we do not parse), at most `limit`.
 fn jpeg_starts(data: &[u8], limit: usize) -> Vec<Range<usize>> {
     data.windows(3)

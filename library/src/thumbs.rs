@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 use crate::decode;
 use crate::error::LibraryError;
 use crate::formats;
+use crate::jpeg_dc;
 use crate::preview;
 
 /// Where a thumbnail came from.
@@ -82,14 +83,16 @@ impl ThumbCache {
 
 /// Build a thumbnail without the cache.
 pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
-    let embedded = if formats::is_raw(path) || formats::is_jpeg(path) {
-        let data = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
-        preview::embedded(&data)
-            .filter(|p| p.width.max(p.height) >= side || formats::is_raw(path))
-            .map(|p| decode::decode_bytes(&data[p.range.clone()], path, p.orientation))
+    let data = if formats::is_raw(path) || formats::is_jpeg(path) {
+        Some(std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?)
     } else {
         None
     };
+    let embedded = data.as_deref().and_then(|data| {
+        preview::embedded(data)
+            .filter(|p| p.width.max(p.height) >= side || formats::is_raw(path))
+            .map(|p| decode::decode_bytes(&data[p.range.clone()], path, p.orientation))
+    });
     let (img, source) = match embedded {
         Some(Ok(img)) => (img, Source::EmbeddedPreview),
         Some(Err(e)) if formats::is_raw(path) => return Err(e),
@@ -101,7 +104,7 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
         }
         // A JPEG decoded at 1/2, 1/4 or 1/8 scale in the DCT domain; anything it cannot do
         // (CMYK, a broken file) goes to the full decoder, which names the cause.
-        _ => match scaled_jpeg(path, side) {
+        _ => match data.as_deref().and_then(|d| scaled_jpeg(d, path, side)) {
             Some(img) => (img, Source::Decoded),
             None => (decode::load_oriented(path)?, Source::Decoded),
         },
@@ -113,14 +116,22 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
 }
 
 /// Shrink-on-load for JPEG: decode straight to the smallest DCT scale still at least `side`.
-fn scaled_jpeg(path: &Path, side: u32) -> Option<DynamicImage> {
+fn scaled_jpeg(data: &[u8], path: &Path, side: u32) -> Option<DynamicImage> {
     if !formats::is_jpeg(path) {
         return None;
     }
-    let data = std::fs::read(path).ok()?;
     // A cut-off file goes to the full decoder, which reports it.
-    decode::check_complete_jpeg(&data, path).ok()?;
-    let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(&data));
+    decode::check_complete_jpeg(data, path).ok()?;
+    // Where 1/8 is still big enough, the DC coefficients are the thumbnail: no IDCT at all.
+    // Anything it declines or finds broken goes on to the general decoder.
+    if let Ok(Some(rgb)) = jpeg_dc::decode(data, side as usize, decode::MAX_PIXELS) {
+        let mut img = DynamicImage::ImageRgb8(rgb);
+        if let Some(o) = preview::exif_orientation(data) {
+            img.apply_orientation(o);
+        }
+        return Some(img);
+    }
+    let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(data));
     d.read_info().ok()?;
     let info = d.info()?;
     if u64::from(info.width) * u64::from(info.height) > decode::MAX_PIXELS {
