@@ -5,12 +5,14 @@
 mod align;
 mod detector;
 mod embedder;
+mod eyes;
 mod nms;
 mod tensor;
 
 pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
+pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState};
 pub use nms::{iou, nms};
 pub use tensor::{letterbox_top_left, normalise_nchw, resize_bilinear};
 
