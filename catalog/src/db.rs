@@ -11,7 +11,7 @@ use crate::decision::{Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 1;
+const SCHEMA_VERSION: i32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS photos (
@@ -25,11 +25,54 @@ CREATE TABLE IF NOT EXISTS photos (
     updated_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS photos_pending ON photos(sidecar_pending) WHERE sidecar_pending = 1;
+-- Version 2: the face index. A photo's row says which file (size, mtime) and which models
+-- (model_ids) it was indexed with, so a re-run skips it only when all of them still match.
+CREATE TABLE IF NOT EXISTS indexed (
+    photo INTEGER PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    detector TEXT NOT NULL,
+    embedder TEXT,
+    eyes TEXT,
+    backend TEXT NOT NULL,
+    width INTEGER NOT NULL,
+    height INTEGER NOT NULL,
+    sharpness REAL NOT NULL,
+    phash INTEGER NOT NULL,
+    captured_at REAL,
+    indexed_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS faces (
+    id INTEGER PRIMARY KEY,
+    photo INTEGER NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+    x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+    score REAL NOT NULL,
+    -- 10 little-endian f32: (x, y) of left eye, right eye, nose, mouth left, mouth right.
+    landmarks BLOB NOT NULL,
+    -- Little-endian f32, unit length; NULL when no embedder ran.
+    embedding BLOB,
+    detector TEXT NOT NULL,
+    embedder TEXT,
+    sharpness REAL NOT NULL,
+    -- 1 closed, 0 open, NULL when no eye-state model ran.
+    eyes_closed INTEGER,
+    person INTEGER
+);
+CREATE INDEX IF NOT EXISTS faces_photo ON faces(photo);
+CREATE INDEX IF NOT EXISTS faces_person ON faces(person);
+-- People are per embedder: embeddings of two models are never compared.
+CREATE TABLE IF NOT EXISTS people (
+    id INTEGER PRIMARY KEY,
+    embedder TEXT NOT NULL,
+    name TEXT,
+    sum BLOB NOT NULL,
+    faces INTEGER NOT NULL
+);
 ";
 
 pub struct Catalog {
-    conn: Connection,
-    path: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) path: PathBuf,
     naming: SidecarNaming,
 }
 
@@ -59,7 +102,7 @@ pub struct DecideOutcome {
     pub sidecar_error: Option<CatalogError>,
 }
 
-fn path_key(path: &Path) -> Vec<u8> {
+pub(crate) fn path_key(path: &Path) -> Vec<u8> {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -75,7 +118,7 @@ fn path_key(path: &Path) -> Vec<u8> {
     }
 }
 
-fn path_from_key(key: &[u8]) -> PathBuf {
+pub(crate) fn path_from_key(key: &[u8]) -> PathBuf {
     #[cfg(unix)]
     {
         use std::os::unix::ffi::OsStrExt;
@@ -119,7 +162,7 @@ fn decision_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Decision> {
     })
 }
 
-fn now_s() -> i64 {
+pub(crate) fn now_s() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)
@@ -178,7 +221,7 @@ impl Catalog {
         self.naming = naming;
     }
 
-    fn db(&self) -> impl Fn(rusqlite::Error) -> CatalogError + '_ {
+    pub(crate) fn db(&self) -> impl Fn(rusqlite::Error) -> CatalogError + '_ {
         |source| CatalogError::Db {
             source,
             path: self.path.clone(),

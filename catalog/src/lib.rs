@@ -6,10 +6,12 @@
 pub mod db;
 pub mod decision;
 pub mod error;
+pub mod faces;
 pub mod sidecar;
 pub mod xmp;
 
 pub use db::{Catalog, ImportOutcome};
 pub use decision::{ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
+pub use faces::{FaceRow, IndexStamp, PersonRow, PhotoIndex};
 pub use sidecar::SidecarNaming;

@@ -50,6 +50,9 @@ impl Tiff<'_> {
 struct Found {
     jpegs: Vec<Range<usize>>,
     orientation: Option<u16>,
+    /// DateTimeOriginal and SubSecTimeOriginal, as ranges of ASCII in the TIFF.
+    taken: Option<Range<usize>>,
+    subsec: Option<Range<usize>>,
 }
 
 const MAX_IFDS: usize = 64;
@@ -95,6 +98,16 @@ fn walk(tiff: Tiff<'_>, first: usize, found: &mut Found) {
                     }
                 }
                 0x8769 => queue.push(value),
+                // ASCII: inline when it fits in 4 bytes, else at the offset.
+                0x9003 | 0x9291 if typ == 2 => {
+                    let start = if count <= 4 { e + 8 } else { value };
+                    let range = start..start + count as usize;
+                    if tag == 0x9003 {
+                        found.taken.get_or_insert(range);
+                    } else {
+                        found.subsec.get_or_insert(range);
+                    }
+                }
                 _ => {}
             }
         }
@@ -152,6 +165,57 @@ pub fn orientation_in_tiff(tiff: &[u8]) -> Option<Orientation> {
 /// The orientation tag of a JPEG's EXIF block, if it has one.
 pub fn exif_orientation(jpeg: &[u8]) -> Option<Orientation> {
     orientation_in_tiff(jpeg.get(exif_in_jpeg(jpeg)?..)?)
+}
+
+/// When the photo was taken, from EXIF DateTimeOriginal (+ SubSecTimeOriginal), in seconds
+/// since 1970 on the camera's clock (no time zone: good for gaps between frames, not for
+/// comparing cameras). JPEGs and TIFF-based RAWs; None when absent or malformed.
+pub fn capture_time(data: &[u8]) -> Option<f64> {
+    let (tiff, first) = if data.starts_with(&[0xFF, 0xD8]) {
+        tiff_at(data.get(exif_in_jpeg(data)?..)?)?
+    } else {
+        tiff_at(data)?
+    };
+    let mut found = Found::default();
+    walk(tiff, first, &mut found);
+    let ascii = |r: Range<usize>| {
+        let bytes = tiff.data.get(r)?;
+        let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        std::str::from_utf8(&bytes[..end]).ok().map(str::trim)
+    };
+    let text = ascii(found.taken?)?;
+    let mut seconds = parse_exif_datetime(text)?;
+    if let Some(sub) = found.subsec.and_then(ascii)
+        && !sub.is_empty()
+        && sub.bytes().all(|b| b.is_ascii_digit())
+        && let Ok(v) = format!("0.{sub}").parse::<f64>()
+    {
+        seconds += v;
+    }
+    Some(seconds)
+}
+
+/// "YYYY:MM:DD HH:MM:SS" → seconds since 1970-01-01 (proleptic Gregorian, no zone).
+fn parse_exif_datetime(text: &str) -> Option<f64> {
+    let b = text.as_bytes();
+    if b.len() < 19 || b[4] != b':' || b[7] != b':' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (hh, mm, ss) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) || hh > 23 || mm > 59 || ss > 60 {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + hh * 3_600 + mm * 60 + ss) as f64)
 }
 
 /// Every JPEG start in `data` (for containers we do not parse), at most `limit`.

@@ -1,0 +1,305 @@
+//! The face index in the catalog: per photo, the file and models it was indexed with, its
+//! sharpness, perceptual hash and capture time, and its faces (box, score, landmarks,
+//! embedding, sharpness, eye state, person); and the people, per embedder model_id.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{OptionalExtension, params};
+
+use crate::db::{Catalog, now_s, path_from_key, path_key};
+use crate::error::CatalogError;
+
+/// Which file and which models a photo was indexed with: all must match to skip it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexStamp {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub detector: String,
+    pub embedder: Option<String>,
+    pub eyes: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct FaceRow {
+    /// The row's id once stored (0 before).
+    pub id: i64,
+    /// [x0, y0, x1, y1] in the oriented photo's pixels.
+    pub bbox: [f32; 4],
+    pub score: f32,
+    pub landmarks: [[f32; 2]; 5],
+    pub embedding: Option<Vec<f32>>,
+    pub sharpness: f32,
+    /// None when no eye-state model ran.
+    pub eyes_closed: Option<bool>,
+    pub person: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PhotoIndex {
+    pub stamp: IndexStamp,
+    /// The job's backend line, as pinned when it started.
+    pub backend: String,
+    pub width: u32,
+    pub height: u32,
+    pub sharpness: f32,
+    pub phash: u64,
+    /// Seconds on the camera's clock (EXIF), if known.
+    pub captured_at: Option<f64>,
+    pub faces: Vec<FaceRow>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersonRow {
+    pub id: i64,
+    pub embedder: String,
+    pub name: Option<String>,
+    /// Sum of the unit embeddings of its faces.
+    pub sum: Vec<f32>,
+    pub faces: usize,
+}
+
+fn f32s_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn blob_to_f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+fn face_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FaceRow> {
+    let lm = blob_to_f32s(&r.get::<_, Vec<u8>>(6)?);
+    let mut landmarks = [[0f32; 2]; 5];
+    for (i, p) in landmarks.iter_mut().enumerate() {
+        *p = [
+            lm.get(2 * i).copied().unwrap_or(0.0),
+            lm.get(2 * i + 1).copied().unwrap_or(0.0),
+        ];
+    }
+    Ok(FaceRow {
+        id: r.get(0)?,
+        bbox: [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?],
+        score: r.get(5)?,
+        landmarks,
+        embedding: r.get::<_, Option<Vec<u8>>>(7)?.map(|b| blob_to_f32s(&b)),
+        sharpness: r.get(8)?,
+        eyes_closed: r.get::<_, Option<i64>>(9)?.map(|v| v != 0),
+        person: r.get(10)?,
+    })
+}
+
+impl Catalog {
+    /// What the photo was last indexed with, if it was.
+    pub fn index_stamp(&self, photo: &Path) -> Result<Option<IndexStamp>, CatalogError> {
+        self.conn
+            .query_row(
+                "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes
+                 FROM indexed i JOIN photos p ON p.id = i.photo WHERE p.path = ?1",
+                params![path_key(photo)],
+                |r| {
+                    Ok(IndexStamp {
+                        size: r.get::<_, i64>(0)? as u64,
+                        mtime_ns: r.get(1)?,
+                        detector: r.get(2)?,
+                        embedder: r.get(3)?,
+                        eyes: r.get(4)?,
+                    })
+                },
+            )
+            .optional()
+            .map_err(self.db())
+    }
+
+    /// Record a photo's index (replacing any earlier one) and the people its faces changed,
+    /// in one transaction. Returns the new face rows' ids, in order.
+    pub fn store_index(
+        &mut self,
+        photo: &Path,
+        index: &PhotoIndex,
+        people: &[PersonRow],
+    ) -> Result<Vec<i64>, CatalogError> {
+        let path = self.path.clone();
+        let db = |source| CatalogError::Db {
+            source,
+            path: path.clone(),
+        };
+        let tx = self.conn.transaction().map_err(db)?;
+        let key = path_key(photo);
+        tx.execute(
+            "INSERT OR IGNORE INTO photos (path, updated_at) VALUES (?1, ?2)",
+            params![key, now_s()],
+        )
+        .map_err(db)?;
+        let id: i64 = tx
+            .query_row("SELECT id FROM photos WHERE path = ?1", params![key], |r| {
+                r.get(0)
+            })
+            .map_err(db)?;
+        let s = &index.stamp;
+        tx.execute(
+            "INSERT OR REPLACE INTO indexed (photo, size, mtime_ns, detector, embedder, eyes,
+                 backend, width, height, sharpness, phash, captured_at, indexed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                id,
+                s.size as i64,
+                s.mtime_ns,
+                s.detector,
+                s.embedder,
+                s.eyes,
+                index.backend,
+                index.width,
+                index.height,
+                index.sharpness,
+                index.phash as i64,
+                index.captured_at,
+                now_s()
+            ],
+        )
+        .map_err(db)?;
+        tx.execute("DELETE FROM faces WHERE photo = ?1", params![id])
+            .map_err(db)?;
+        let mut ids = Vec::with_capacity(index.faces.len());
+        for f in &index.faces {
+            let lm: Vec<f32> = f.landmarks.iter().flatten().copied().collect();
+            tx.execute(
+                "INSERT INTO faces (photo, x0, y0, x1, y1, score, landmarks, embedding, detector,
+                     embedder, sharpness, eyes_closed, person)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                params![
+                    id,
+                    f.bbox[0],
+                    f.bbox[1],
+                    f.bbox[2],
+                    f.bbox[3],
+                    f.score,
+                    f32s_to_blob(&lm),
+                    f.embedding.as_deref().map(f32s_to_blob),
+                    s.detector,
+                    f.embedding.as_ref().and(s.embedder.as_ref()),
+                    f.sharpness,
+                    f.eyes_closed.map(i64::from),
+                    f.person
+                ],
+            )
+            .map_err(db)?;
+            ids.push(tx.last_insert_rowid());
+        }
+        for p in people {
+            // The name is the user's: an update from the index never touches it.
+            tx.execute(
+                "INSERT INTO people (id, embedder, sum, faces) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT(id) DO UPDATE SET sum = excluded.sum, faces = excluded.faces",
+                params![p.id, p.embedder, f32s_to_blob(&p.sum), p.faces as i64],
+            )
+            .map_err(db)?;
+        }
+        tx.commit().map_err(db)?;
+        Ok(ids)
+    }
+
+    /// The photo's index, if it has one.
+    pub fn photo_index(&self, photo: &Path) -> Result<Option<PhotoIndex>, CatalogError> {
+        Ok(self
+            .indexed_where("p.path = ?1", params![path_key(photo)])?
+            .into_iter()
+            .next()
+            .map(|(_, i)| i))
+    }
+
+    /// Every indexed photo, by path.
+    pub fn all_indexed(&self) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
+        self.indexed_where("1", params![])
+    }
+
+    fn indexed_where(
+        &self,
+        condition: &str,
+        args: impl rusqlite::Params,
+    ) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
+        let sql = format!(
+            "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
+                    i.width, i.height, i.sharpness, i.phash, i.captured_at
+             FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
+        );
+        let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
+        let rows = stmt
+            .query_map(args, |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    path_from_key(&r.get::<_, Vec<u8>>(1)?),
+                    PhotoIndex {
+                        stamp: IndexStamp {
+                            size: r.get::<_, i64>(2)? as u64,
+                            mtime_ns: r.get(3)?,
+                            detector: r.get(4)?,
+                            embedder: r.get(5)?,
+                            eyes: r.get(6)?,
+                        },
+                        backend: r.get(7)?,
+                        width: r.get(8)?,
+                        height: r.get(9)?,
+                        sharpness: r.get(10)?,
+                        phash: r.get::<_, i64>(11)? as u64,
+                        captured_at: r.get(12)?,
+                        faces: Vec::new(),
+                    },
+                ))
+            })
+            .map_err(self.db())?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(self.db())?;
+        let mut faces = self
+            .conn
+            .prepare(
+                "SELECT id, x0, y0, x1, y1, score, landmarks, embedding, sharpness, eyes_closed,
+                        person
+                 FROM faces WHERE photo = ?1 ORDER BY id",
+            )
+            .map_err(self.db())?;
+        let mut out = Vec::with_capacity(rows.len());
+        for (id, path, mut index) in rows {
+            index.faces = faces
+                .query_map(params![id], face_from_row)
+                .map_err(self.db())?
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(self.db())?;
+            out.push((path, index));
+        }
+        Ok(out)
+    }
+
+    /// The people found with this embedder.
+    pub fn people(&self, embedder: &str) -> Result<Vec<PersonRow>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, embedder, name, sum, faces FROM people WHERE embedder = ?1 ORDER BY id",
+            )
+            .map_err(self.db())?;
+        stmt.query_map(params![embedder], |r| {
+            Ok(PersonRow {
+                id: r.get(0)?,
+                embedder: r.get(1)?,
+                name: r.get(2)?,
+                sum: blob_to_f32s(&r.get::<_, Vec<u8>>(3)?),
+                faces: r.get::<_, i64>(4)?.max(0) as usize,
+            })
+        })
+        .map_err(self.db())?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(self.db())
+    }
+
+    /// Give a person a name (None: forget it).
+    pub fn name_person(&mut self, id: i64, name: Option<&str>) -> Result<(), CatalogError> {
+        self.conn
+            .execute(
+                "UPDATE people SET name = ?2 WHERE id = ?1",
+                params![id, name],
+            )
+            .map_err(self.db())?;
+        Ok(())
+    }
+}
