@@ -72,6 +72,27 @@ pub enum Command {
         #[arg(required = true)]
         images: Vec<PathBuf>,
     },
+    /// Index a folder: faces, eyes, focus, bursts and people, recorded in the catalog.
+    Index {
+        folder: PathBuf,
+        /// Print the summary and every photo's results as JSON.
+        #[arg(long)]
+        json: bool,
+        /// The catalog (default: <data dir>/catalog.sqlite).
+        #[arg(long)]
+        catalog: Option<PathBuf>,
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Detector model_id (default: scrfd_2.5g if installed, else the first installed).
+        #[arg(long)]
+        detector: Option<String>,
+        /// Embedder model_id (default: the first installed; none installed: no people).
+        #[arg(long)]
+        embedder: Option<String>,
+        /// Decoding threads (default: all cores but one).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Record pick/reject, stars and colour labels in the catalog and the photos' XMP sidecars.
     Decide {
         /// The catalog (default: <data dir>/catalog.sqlite).
@@ -260,6 +281,23 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             embed,
             json,
             images,
+        }),
+        Command::Index {
+            folder,
+            json,
+            catalog,
+            models,
+            detector,
+            embedder,
+            threads,
+        } => crate::index_cmd::run(crate::index_cmd::IndexArgs {
+            folder,
+            json,
+            catalog,
+            models,
+            detector,
+            embedder,
+            threads,
         }),
         Command::Decide {
             catalog,

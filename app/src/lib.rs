@@ -10,6 +10,7 @@ pub mod cli;
 pub mod decide_cmd;
 pub mod faces_cmd;
 pub mod gui;
+pub mod index_cmd;
 pub mod models_cmd;
 
 use clap::Parser;

@@ -22,6 +22,21 @@ impl LibraryError {
         }
     }
 
+    /// The file it is about.
+    pub fn path(&self) -> &std::path::Path {
+        match self {
+            LibraryError::Image { path, .. } | LibraryError::Io { path, .. } => path,
+        }
+    }
+
+    /// The message without the path, for callers that print the path themselves.
+    pub fn cause(&self) -> String {
+        match self {
+            LibraryError::Image { reason, .. } => format!("cannot read image: {reason}"),
+            LibraryError::Io { what, reason, .. } => format!("{what}: {reason}"),
+        }
+    }
+
     pub fn io(what: &'static str, path: &std::path::Path, e: &std::io::Error) -> Self {
         LibraryError::Io {
             what,

@@ -10,6 +10,7 @@ pub mod jpeg_dc;
 pub mod preview;
 pub mod scan;
 pub mod thumbs;
+pub mod working;
 
 pub use error::LibraryError;
 pub use scan::{Item, ItemKind, ScanEvent};

@@ -1,0 +1,323 @@
+//! `darkroom index FOLDER`: the face index job headless. Scans the folder, pins the backend,
+//! opens the detector, the embedder and an eye-state model where installed, indexes every photo
+//! not already indexed with the same file and models (a progress bar on stderr), then prints a
+//! summary: photos, faces, people, bursts, blurry, eyes closed, backend and model_ids. `--json`
+//! prints the same with every photo's results.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+use anyhow::Context;
+use darkroom_catalog::{Catalog, PhotoIndex, SidecarNaming};
+use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::{Role, Sessions};
+use darkroom_index::{Control, Event, Frame, JobConfig, Models, Thresholds, bursts, job};
+use darkroom_library::{ScanEvent, scan};
+use serde::Serialize;
+
+pub struct IndexArgs {
+    pub folder: PathBuf,
+    pub json: bool,
+    pub catalog: Option<PathBuf>,
+    pub models: Option<PathBuf>,
+    pub detector: Option<String>,
+    pub embedder: Option<String>,
+    pub threads: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct FaceOut {
+    #[serde(rename = "box")]
+    bbox: [f32; 4],
+    score: f32,
+    person: Option<i64>,
+    sharpness: f32,
+    /// "open", "closed", or absent without an eye-state model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    eyes: Option<&'static str>,
+}
+
+#[derive(Serialize)]
+struct PhotoOut {
+    path: PathBuf,
+    burst: Option<usize>,
+    /// The frame suggested to keep from its burst.
+    suggested: bool,
+    sharpness: f32,
+    blurry: bool,
+    eyes_closed: bool,
+    faces: Vec<FaceOut>,
+}
+
+#[derive(Serialize)]
+struct ModelIds {
+    detector: String,
+    embedder: Option<String>,
+    eyes: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Report {
+    backend: String,
+    model_ids: ModelIds,
+    photos: usize,
+    indexed: usize,
+    skipped: usize,
+    failed: Vec<Failure>,
+    faces: usize,
+    people: usize,
+    bursts: usize,
+    blurry: usize,
+    eyes_closed: usize,
+    cancelled: bool,
+    seconds: f64,
+    stages: job::StageTimes,
+    results: Vec<PhotoOut>,
+}
+
+#[derive(Serialize)]
+struct Failure {
+    path: PathBuf,
+    error: String,
+}
+
+/// Every photo under `folder` (the file decisions go to: the RAW of a RAW+JPEG pair), and the
+/// problems the scan met.
+fn photos_in(folder: &Path) -> (Vec<PathBuf>, Vec<Failure>) {
+    let (mut photos, mut problems) = (Vec::new(), Vec::new());
+    scan::scan(folder, &AtomicBool::new(false), &mut |event| {
+        match event {
+            ScanEvent::Item(item) => photos.push(item.primary),
+            ScanEvent::Error(e) => problems.push(Failure {
+                path: e.path().to_path_buf(),
+                error: e.cause(),
+            }),
+        }
+        true
+    });
+    photos.sort();
+    (photos, problems)
+}
+
+fn open_models(
+    sessions: &Sessions,
+    pin: &darkroom_engine::JobPin,
+    args: &IndexArgs,
+) -> anyhow::Result<Models> {
+    let store = sessions.store();
+    let detector_id =
+        crate::faces_cmd::pick_model(store, Role::Detector, args.detector.clone(), "scrfd_2.5g")?;
+    let detector = FaceDetector::new(pin.open(sessions, &detector_id, Role::Detector)?)?;
+    // Without an embedder there are faces but no people; without an eye-state model, no eyes.
+    let embedder = match crate::faces_cmd::pick_model(
+        store,
+        Role::Embedder,
+        args.embedder.clone(),
+        "w600k_mbf",
+    ) {
+        Ok(id) => Some(FaceEmbedder::new(pin.open(
+            sessions,
+            &id,
+            Role::Embedder,
+        )?)?),
+        Err(_) if args.embedder.is_none() => None,
+        Err(e) => return Err(e),
+    };
+    let eye_card = store
+        .cards()
+        .by_role(Role::EyeState)
+        .find(|c| store.is_present(c))
+        .cloned();
+    let eyes = match eye_card {
+        Some(card) => {
+            let classes = store.cards().classes(&card).unwrap_or_default();
+            let session = pin.open(sessions, &card.model_id(), Role::EyeState)?;
+            Some(EyeClassifier::new(session, &classes)?)
+        }
+        None => None,
+    };
+    Ok(Models {
+        detector,
+        embedder,
+        eyes,
+    })
+}
+
+pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
+    let folder = &args.folder;
+    if !folder.is_dir() {
+        anyhow::bail!("not a folder: {}", folder.display());
+    }
+    let (photos, mut failed) = photos_in(folder);
+    let sessions = crate::cli::sessions(args.models.clone())?;
+    // A batch job waits for the probe (cached after the first run), then pins what it found
+    // for its whole length.
+    let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
+    backend.wait_ready(wait);
+    let pin = backend.pin();
+    let mut models = open_models(&sessions, &pin, &args)?;
+    let catalog_path = match &args.catalog {
+        Some(p) => p.clone(),
+        None => darkroom_engine::paths::data_dir()
+            .context("no data directory: set DARKROOM_DATA_DIR or HOME")?
+            .join("catalog.sqlite"),
+    };
+    let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
+    let thresholds = Thresholds::default();
+    let config = JobConfig {
+        photos: photos.clone(),
+        backend: pin.line.clone(),
+        decode_threads: args.threads.unwrap_or_else(crate::gui::num_threads),
+        work_side: 1440,
+        thresholds: thresholds.clone(),
+    };
+    let bar = indicatif::ProgressBar::new(photos.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} photos · {msg} · ETA {eta}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let control = Control::default();
+    let summary = job::run(
+        &config,
+        &mut models,
+        &mut catalog,
+        &control,
+        &mut |event| match event {
+            Event::Started { photos, to_index } => {
+                bar.set_length(to_index as u64);
+                bar.set_message(format!("{} already indexed", photos - to_index));
+            }
+            Event::Progress(p) => {
+                bar.set_position(p.done as u64);
+                bar.set_message(format!("{:.1} photos/s", p.photos_per_s));
+            }
+            Event::Failed { path, error } => {
+                bar.suspend(|| eprintln!("darkroom: {error}: {}", path.display()));
+            }
+            Event::Indexed { .. } => {}
+        },
+    )?;
+    bar.finish_and_clear();
+    failed.extend(summary.failed.iter().map(|(path, error)| Failure {
+        path: path.clone(),
+        error: error.clone(),
+    }));
+
+    // What the rows say about the whole folder, new and already indexed alike.
+    let wanted: std::collections::HashSet<&PathBuf> = photos.iter().collect();
+    let indexed: Vec<(PathBuf, PhotoIndex)> = catalog
+        .all_indexed()?
+        .into_iter()
+        .filter(|(p, _)| wanted.contains(p))
+        .collect();
+    let frames: Vec<Frame> = indexed
+        .iter()
+        .map(|(path, i)| Frame {
+            name: path.to_string_lossy().into_owned(),
+            captured_at: i.captured_at,
+            hash: i.phash,
+            sharpness: i.sharpness,
+            faces: i.faces.len(),
+            eyes_closed: i
+                .faces
+                .iter()
+                .filter(|f| f.eyes_closed == Some(true))
+                .count(),
+        })
+        .collect();
+    let groups = bursts::group(&frames, &thresholds.bursts);
+    let mut burst_of = vec![None; frames.len()];
+    let mut suggested = vec![false; frames.len()];
+    for (b, members) in groups.iter().enumerate() {
+        for &m in members {
+            burst_of[m] = Some(b);
+        }
+        if let Some(s) = bursts::suggest(&frames, members) {
+            suggested[s] = true;
+        }
+    }
+    let results: Vec<PhotoOut> = indexed
+        .iter()
+        .enumerate()
+        .map(|(n, (path, i))| PhotoOut {
+            path: path.clone(),
+            burst: burst_of[n],
+            suggested: suggested[n],
+            sharpness: i.sharpness,
+            blurry: i.sharpness < thresholds.blurry_below,
+            eyes_closed: i.faces.iter().any(|f| f.eyes_closed == Some(true)),
+            faces: i
+                .faces
+                .iter()
+                .map(|f| FaceOut {
+                    bbox: f.bbox,
+                    score: f.score,
+                    person: f.person,
+                    sharpness: f.sharpness,
+                    eyes: f.eyes_closed.map(|c| if c { "closed" } else { "open" }),
+                })
+                .collect(),
+        })
+        .collect();
+    let people: std::collections::HashSet<i64> = results
+        .iter()
+        .flat_map(|r| r.faces.iter().filter_map(|f| f.person))
+        .collect();
+    let report = Report {
+        backend: summary.backend.clone(),
+        model_ids: ModelIds {
+            detector: summary.detector.clone(),
+            embedder: summary.embedder.clone(),
+            eyes: summary.eyes.clone(),
+        },
+        photos: photos.len(),
+        indexed: summary.indexed,
+        skipped: summary.skipped,
+        faces: results.iter().map(|r| r.faces.len()).sum(),
+        people: people.len(),
+        bursts: groups.len(),
+        blurry: results.iter().filter(|r| r.blurry).count(),
+        eyes_closed: results.iter().filter(|r| r.eyes_closed).count(),
+        cancelled: summary.cancelled,
+        seconds: summary.seconds,
+        stages: summary.stages.clone(),
+        failed,
+        results,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "{} photos ({} indexed now, {} already, {} failed) · {} faces · {} people · {} bursts · {} blurry · {} with eyes closed",
+            report.photos,
+            report.indexed,
+            report.skipped,
+            report.failed.len(),
+            report.faces,
+            report.people,
+            report.bursts,
+            report.blurry,
+            report.eyes_closed
+        );
+        println!(
+            "{} · detector {}{}{} · {:.1} s",
+            report.backend,
+            report.model_ids.detector,
+            report
+                .model_ids
+                .embedder
+                .as_ref()
+                .map(|e| format!(" · embedder {e}"))
+                .unwrap_or_default(),
+            report
+                .model_ids
+                .eyes
+                .as_ref()
+                .map(|e| format!(" · eyes {e}"))
+                .unwrap_or_default(),
+            report.seconds
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

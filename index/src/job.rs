@@ -1,0 +1,472 @@
+//! The index job. Decoding (at the size analysis needs), focus and the perceptual hash run on
+//! `decode_threads` workers that feed a bounded queue; the calling thread, which owns the
+//! sessions (opened by the caller from its `JobPin`, so the backend is fixed for the whole job)
+//! and the catalog, detects, aligns, embeds, reads eye state, assigns people and commits one
+//! photo at a time. The queue's bound is the backpressure: decoding runs at most a few photos
+//! ahead of inference. Photos indexed before with the same file and the same model_ids are
+//! skipped, so a job is resumable by running it again.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use darkroom_catalog::{Catalog, CatalogError, FaceRow, IndexStamp, PersonRow, PhotoIndex};
+use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_library::working::{self, Working};
+use serde::{Deserialize, Serialize};
+
+use crate::bursts::BurstRules;
+use crate::people::{People, Person};
+use crate::{focus, phash};
+
+/// The numbers the job and what is derived from it decide by, as data (Settings edits some).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Cosine similarity to a person's centre for a face to join them.
+    pub person_similarity: f32,
+    /// A photo whose sharpness is below this is "blurry".
+    pub blurry_below: f32,
+    /// A face whose eyes' mean probability of being open is below this has "eyes closed".
+    pub eyes_open_at_least: f32,
+    /// Eyes closer together than this many pixels (of the analysed image) are too small to
+    /// judge: the face's eye state is left unknown rather than guessed.
+    pub eyes_min_distance_px: f32,
+    pub bursts: BurstRules,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            person_similarity: 0.45,
+            blurry_below: 40.0,
+            eyes_open_at_least: 0.5,
+            eyes_min_distance_px: 16.0,
+            bursts: BurstRules::default(),
+        }
+    }
+}
+
+/// The sessions one job runs on, all opened from the same pin.
+pub struct Models {
+    pub detector: FaceDetector,
+    pub embedder: Option<FaceEmbedder>,
+    pub eyes: Option<EyeClassifier>,
+}
+
+#[derive(Debug, Clone)]
+pub struct JobConfig {
+    pub photos: Vec<PathBuf>,
+    /// The pinned backend's line, recorded with every photo.
+    pub backend: String,
+    pub decode_threads: usize,
+    /// Analysis decodes a photo with at least this long an edge (where it has it).
+    pub work_side: u32,
+    pub thresholds: Thresholds,
+}
+
+/// Pause, resume and cancel a running job from another thread.
+#[derive(Default)]
+pub struct Control {
+    cancelled: AtomicBool,
+    paused: Mutex<bool>,
+    wake: Condvar,
+}
+
+impl Control {
+    pub fn cancel(&self) {
+        self.cancelled.store(true, Ordering::Relaxed);
+        self.wake.notify_all();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::Relaxed)
+    }
+
+    pub fn set_paused(&self, paused: bool) {
+        *self.paused.lock().unwrap_or_else(PoisonError::into_inner) = paused;
+        self.wake.notify_all();
+    }
+
+    pub fn is_paused(&self) -> bool {
+        *self.paused.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Block while paused; false once cancelled.
+    fn proceed(&self) -> bool {
+        let mut paused = self.paused.lock().unwrap_or_else(PoisonError::into_inner);
+        while *paused && !self.is_cancelled() {
+            paused = self
+                .wake
+                .wait_timeout(paused, Duration::from_millis(200))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        !self.is_cancelled()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Progress {
+    pub done: usize,
+    pub to_index: usize,
+    pub photos_per_s: f64,
+    pub eta_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Started { photos: usize, to_index: usize },
+    Indexed { path: PathBuf, faces: usize },
+    Failed { path: PathBuf, error: String },
+    Progress(Progress),
+}
+
+/// Milliseconds spent per stage, summed over photos (decode runs on several threads at once).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StageTimes {
+    pub decode_ms: f64,
+    pub detect_ms: f64,
+    pub embed_ms: f64,
+    pub eyes_ms: f64,
+    pub store_ms: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub photos: usize,
+    pub indexed: usize,
+    pub skipped: usize,
+    pub failed: Vec<(PathBuf, String)>,
+    pub faces: usize,
+    pub cancelled: bool,
+    pub backend: String,
+    pub detector: String,
+    pub embedder: Option<String>,
+    pub eyes: Option<String>,
+    pub seconds: f64,
+    pub stages: StageTimes,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+}
+
+/// A photo ready for inference.
+struct Decoded {
+    path: PathBuf,
+    stamp: (u64, i64),
+    work: Working,
+    sharpness: f32,
+    phash: u64,
+    decode_ms: f64,
+}
+
+fn file_stamp(path: &Path) -> Result<(u64, i64), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read: {e}"))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0);
+    Ok((meta.len(), mtime))
+}
+
+fn decode(path: &Path, work_side: u32) -> Result<Decoded, String> {
+    let started = Instant::now();
+    let stamp = file_stamp(path)?;
+    let work = working::load(path, work_side).map_err(|e| e.cause())?;
+    let sharpness = focus::photo(&work.image);
+    let phash = phash::hash(&work.image);
+    Ok(Decoded {
+        path: path.to_path_buf(),
+        stamp,
+        work,
+        sharpness,
+        phash,
+        decode_ms: started.elapsed().as_secs_f64() * 1e3,
+    })
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1e3
+}
+
+/// Index `config.photos` with `models`, recording into `catalog`; `on_event` hears about every
+/// photo and the progress. A photo that cannot be read is reported and skipped.
+pub fn run(
+    config: &JobConfig,
+    models: &mut Models,
+    catalog: &mut Catalog,
+    control: &Control,
+    on_event: &mut dyn FnMut(Event),
+) -> Result<Summary, IndexError> {
+    let started = Instant::now();
+    let detector_id = models.detector.model_id();
+    let embedder_id = models.embedder.as_ref().map(FaceEmbedder::model_id);
+    let eyes_id = models.eyes.as_ref().map(EyeClassifier::model_id);
+    let mut summary = Summary {
+        photos: config.photos.len(),
+        indexed: 0,
+        skipped: 0,
+        failed: Vec::new(),
+        faces: 0,
+        cancelled: false,
+        backend: config.backend.clone(),
+        detector: detector_id.clone(),
+        embedder: embedder_id.clone(),
+        eyes: eyes_id.clone(),
+        seconds: 0.0,
+        stages: StageTimes::default(),
+    };
+    let stamp_for = |size: u64, mtime_ns: i64| IndexStamp {
+        size,
+        mtime_ns,
+        detector: detector_id.clone(),
+        embedder: embedder_id.clone(),
+        eyes: eyes_id.clone(),
+    };
+
+    // Resume: what is indexed with this file and these models already is done.
+    let mut todo = Vec::new();
+    for path in &config.photos {
+        match file_stamp(path) {
+            Ok((size, mtime)) => {
+                if catalog.index_stamp(path)? == Some(stamp_for(size, mtime)) {
+                    summary.skipped += 1;
+                } else {
+                    todo.push(path.clone());
+                }
+            }
+            Err(error) => {
+                on_event(Event::Failed {
+                    path: path.clone(),
+                    error: error.clone(),
+                });
+                summary.failed.push((path.clone(), error));
+            }
+        }
+    }
+    on_event(Event::Started {
+        photos: config.photos.len(),
+        to_index: todo.len(),
+    });
+
+    let people = embedder_id
+        .as_ref()
+        .map(|id| -> Result<People, IndexError> {
+            let rows = catalog.people(id)?;
+            let known = rows
+                .into_iter()
+                .map(|p| Person {
+                    id: p.id,
+                    sum: p.sum,
+                    faces: p.faces,
+                })
+                .collect();
+            Ok(People::new(
+                id.clone(),
+                config.thresholds.person_similarity,
+                known,
+            ))
+        });
+    let mut people = people.transpose()?;
+
+    let threads = config.decode_threads.max(1);
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = sync_channel::<Result<Decoded, (PathBuf, String)>>(threads + 1);
+    let mut done = 0usize;
+    let inference_started = Instant::now();
+    let mut workers = 0;
+    let mut spawn_error = None;
+    std::thread::scope(|scope| -> Result<(), IndexError> {
+        for n in 0..threads {
+            let tx = tx.clone();
+            let (todo, next) = (&todo, &next);
+            let spawned = std::thread::Builder::new()
+                .name(format!("darkroom-index-decode-{n}"))
+                .spawn_scoped(scope, move || {
+                    while control.proceed() {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(path) = todo.get(i) else { break };
+                        let item = decode(path, config.work_side).map_err(|e| (path.clone(), e));
+                        if tx.send(item).is_err() {
+                            break;
+                        }
+                    }
+                });
+            if let Err(e) = spawned {
+                spawn_error = Some(e.to_string());
+            } else {
+                workers += 1;
+            }
+        }
+        drop(tx);
+        if workers == 0 {
+            // No decoder could start: say so for every photo rather than index nothing quietly.
+            let error = format!(
+                "cannot start a decode thread: {}",
+                spawn_error.take().unwrap_or_default()
+            );
+            for path in &todo {
+                on_event(Event::Failed {
+                    path: path.clone(),
+                    error: error.clone(),
+                });
+                summary.failed.push((path.clone(), error.clone()));
+            }
+        }
+        for item in rx {
+            if !control.proceed() {
+                summary.cancelled = true;
+                break;
+            }
+            match item {
+                Err((path, error)) => {
+                    on_event(Event::Failed {
+                        path: path.clone(),
+                        error: error.clone(),
+                    });
+                    summary.failed.push((path, error));
+                }
+                Ok(d) => {
+                    summary.stages.decode_ms += d.decode_ms;
+                    match infer(
+                        &d,
+                        models,
+                        people.as_mut(),
+                        &config.thresholds,
+                        &mut summary.stages,
+                    ) {
+                        Ok((faces, changed)) => {
+                            let index = PhotoIndex {
+                                stamp: stamp_for(d.stamp.0, d.stamp.1),
+                                backend: config.backend.clone(),
+                                width: d.work.full_size.0,
+                                height: d.work.full_size.1,
+                                sharpness: d.sharpness,
+                                phash: d.phash,
+                                captured_at: d.work.captured_at,
+                                faces,
+                            };
+                            let t = Instant::now();
+                            catalog.store_index(&d.path, &index, &changed)?;
+                            summary.stages.store_ms += ms(t);
+                            summary.indexed += 1;
+                            summary.faces += index.faces.len();
+                            on_event(Event::Indexed {
+                                path: d.path.clone(),
+                                faces: index.faces.len(),
+                            });
+                        }
+                        Err(error) => {
+                            on_event(Event::Failed {
+                                path: d.path.clone(),
+                                error: error.clone(),
+                            });
+                            summary.failed.push((d.path.clone(), error));
+                        }
+                    }
+                }
+            }
+            done += 1;
+            let elapsed = inference_started.elapsed().as_secs_f64();
+            let rate = done as f64 / elapsed.max(1e-6);
+            on_event(Event::Progress(Progress {
+                done,
+                to_index: todo.len(),
+                photos_per_s: rate,
+                eta_s: (rate > 0.0).then(|| (todo.len() - done) as f64 / rate),
+            }));
+        }
+        if summary.cancelled {
+            control.cancel();
+        }
+        Ok(())
+    })?;
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+/// Faces of one decoded photo, in full-size pixels, and the people whose centre moved.
+fn infer(
+    d: &Decoded,
+    models: &mut Models,
+    mut people: Option<&mut People>,
+    thresholds: &Thresholds,
+    stages: &mut StageTimes,
+) -> Result<(Vec<FaceRow>, Vec<PersonRow>), String> {
+    let img = &d.work.image;
+    let k = d.work.scale_to_full();
+    let t = Instant::now();
+    let found = models.detector.detect(img).map_err(|e| e.to_string())?;
+    stages.detect_ms += ms(t);
+    let mut rows = Vec::with_capacity(found.len());
+    let mut changed: Vec<i64> = Vec::new();
+    for face in found {
+        let mut embedding = None;
+        let mut person = None;
+        if let Some(embedder) = models.embedder.as_mut() {
+            let t = Instant::now();
+            let e = embedder
+                .embed(img, &face.landmarks)
+                .map_err(|e| e.to_string())?;
+            stages.embed_ms += ms(t);
+            if let Some(p) = people.as_deref_mut() {
+                let id = p.assign(&e);
+                person = Some(id);
+                if !changed.contains(&id) {
+                    changed.push(id);
+                }
+            }
+            embedding = Some(e);
+        }
+        let mut eyes_closed = None;
+        let [l, r] = [face.landmarks[0], face.landmarks[1]];
+        let eye_distance = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt();
+        if let Some(eyes) = models
+            .eyes
+            .as_mut()
+            .filter(|_| eye_distance >= thresholds.eyes_min_distance_px)
+        {
+            let t = Instant::now();
+            let [l, r] = eyes
+                .classify_face(img, &face.landmarks)
+                .map_err(|e| e.to_string())?;
+            stages.eyes_ms += ms(t);
+            let p_open = (l.p_open + r.p_open) / 2.0;
+            eyes_closed = Some(p_open < thresholds.eyes_open_at_least);
+        }
+        rows.push(FaceRow {
+            id: 0,
+            bbox: face.bbox.map(|v| v * k),
+            score: face.score,
+            landmarks: face.landmarks.map(|[x, y]| [x * k, y * k]),
+            embedding,
+            sharpness: focus::face(img, face.bbox),
+            eyes_closed,
+            person,
+        });
+    }
+    let changed = match people {
+        Some(p) => p
+            .people
+            .iter()
+            .filter(|person| changed.contains(&person.id))
+            .map(|person| PersonRow {
+                id: person.id,
+                embedder: p.embedder.clone(),
+                name: None,
+                sum: person.sum.clone(),
+                faces: person.faces,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok((rows, changed))
+}

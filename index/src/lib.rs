@@ -1,0 +1,14 @@
+//! Culling intelligence over a library: the index job (decode → detect → align → embed → eye
+//! state, stages overlapping through bounded queues, pinned to one backend and one set of
+//! model_ids), and what is derived from its rows: focus, bursts and people. Sessions come from
+//! the engine through a `JobPin`; rows go to the catalog.
+
+pub mod bursts;
+pub mod focus;
+pub mod job;
+pub mod people;
+pub mod phash;
+
+pub use bursts::{BurstRules, Frame};
+pub use job::{Control, Event, JobConfig, Models, Progress, Summary, Thresholds};
+pub use people::People;
