@@ -210,3 +210,91 @@ fn an_override_pins_new_jobs_to_the_forced_rung() {
             .all(|p| p.rung == Rung::OrtCpu)
     );
 }
+
+#[test]
+fn an_index_job_keeps_its_backend_when_engines_land_mid_job() {
+    use darkroom_catalog::{Catalog, SidecarNaming};
+    use darkroom_engine::face::{FaceDetector, FaceEmbedder};
+    use darkroom_index::{Control, Event, JobConfig, Models, Thresholds, job};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let backend = Backend::start(
+        ort(),
+        store(),
+        config(dir.path(), "probe=fast;compile_ms=1500"),
+    );
+    assert!(backend.wait_ready(LONG));
+    let pin = backend.pin();
+    assert!(
+        pin.placements.values().all(|p| p.rung == Rung::OrtCpu),
+        "no engine is ready yet: {pin:#?}"
+    );
+    let sessions = Sessions::new(ort(), store(), 1).expect("sessions");
+    let mut models = Models {
+        detector: FaceDetector::new(
+            pin.open(&sessions, "scrfd_2.5g", Role::Detector)
+                .expect("detector"),
+        )
+        .expect("contract"),
+        embedder: Some(
+            FaceEmbedder::new(
+                pin.open(&sessions, "fr_feature", Role::Embedder)
+                    .expect("embedder"),
+            )
+            .expect("contract"),
+        ),
+        eyes: None,
+    };
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let photos: Vec<_> = [
+        "astronaut.png",
+        "grace_hopper.jpg",
+        "newton.png",
+        "gauss.png",
+    ]
+    .iter()
+    .map(|n| {
+        let to = folder.join(n);
+        std::fs::copy(photo(n), &to).expect("copy");
+        to
+    })
+    .collect();
+    let mut catalog = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::default())
+        .expect("catalog");
+    let config = JobConfig {
+        photos: photos.clone(),
+        backend: pin.line.clone(),
+        decode_threads: 1,
+        work_side: 1440,
+        thresholds: Thresholds::default(),
+    };
+    let mut landed_mid_job = false;
+    let summary = job::run(
+        &config,
+        &mut models,
+        &mut catalog,
+        &Control::default(),
+        &mut |e| {
+            if matches!(e, Event::Indexed { .. }) && !landed_mid_job {
+                // After the first photo, let every engine land before the job goes on.
+                landed_mid_job = backend.wait_engines(LONG);
+            }
+        },
+    )
+    .expect("job");
+    assert!(landed_mid_job, "the engines landed during the job");
+    assert_eq!(summary.indexed, photos.len());
+    let now = backend.pin();
+    assert!(
+        now.placements
+            .values()
+            .any(|p| p.rung == Rung::SimulatedGpu),
+        "a new job would run on the GPU: {now:#?}"
+    );
+    assert_ne!(now.line, pin.line);
+    for p in &photos {
+        let i = catalog.photo_index(p).expect("query").expect("indexed");
+        assert_eq!(i.backend, pin.line, "{}", p.display());
+    }
+}

@@ -1,0 +1,209 @@
+//! `darkroom index` on the real models and photos: the same faces as the single-image command,
+//! the job's model_ids on every row, nothing re-indexed on a re-run but a changed file, a
+//! corrupt file reported and skipped, and people that group the same face and only it.
+
+mod support;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use darkroom_catalog::{Catalog, SidecarNaming};
+use support::*;
+
+fn index(dir: &Path, folder: &Path) -> serde_json::Value {
+    let out = run_ok(
+        darkroom_on(Rt::Ort, dir)
+            .env("DARKROOM_MODELS", models())
+            .args(["index", "--json", "--catalog"])
+            .arg(dir.join("catalog.sqlite"))
+            .arg(folder),
+    );
+    json(&out)
+}
+
+fn copy_photos(folder: &Path, names: &[&str]) {
+    std::fs::create_dir_all(folder).expect("mkdir");
+    for n in names {
+        std::fs::copy(photo(n), folder.join(n)).expect("copy");
+    }
+}
+
+const ALL: &[&str] = &[
+    "astronaut.png",
+    "camera.png",
+    "chelsea.png",
+    "coffee.png",
+    "gauss.png",
+    "grace_hopper.jpg",
+    "newton.png",
+    "rocket.jpg",
+    "solvay_conference_1927.jpg",
+];
+
+#[test]
+fn index_matches_faces_records_model_ids_and_resumes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, ALL);
+    let report = index(dir.path(), &folder);
+    assert_eq!(report["indexed"], ALL.len(), "{report}");
+    assert_eq!(report["skipped"], 0);
+    let ids = &report["model_ids"];
+    assert_eq!(ids["detector"], "scrfd_2.5g");
+
+    // The single-image command finds the same faces in each photo.
+    let paths: Vec<PathBuf> = ALL.iter().map(|n| folder.join(n)).collect();
+    let faces = json(&run_ok(
+        darkroom_on(Rt::Ort, dir.path())
+            .env("DARKROOM_MODELS", models())
+            .args(["faces", "--json"])
+            .args(&paths),
+    ));
+    let single: HashMap<String, usize> = faces["images"]
+        .as_array()
+        .expect("images")
+        .iter()
+        .map(|i| {
+            (
+                i["path"].as_str().expect("path").to_string(),
+                i["faces"].as_array().expect("faces").len(),
+            )
+        })
+        .collect();
+    for r in report["results"].as_array().expect("results") {
+        let path = r["path"].as_str().expect("path");
+        assert_eq!(
+            r["faces"].as_array().expect("faces").len(),
+            single[path],
+            "{path}"
+        );
+    }
+    assert_eq!(report["faces"], 34, "29 at Solvay, one in each portrait");
+
+    // Every photo's row carries the job's model_ids and backend.
+    let catalog = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::default())
+        .expect("catalog");
+    for p in &paths {
+        let i = catalog.photo_index(p).expect("query").expect("indexed");
+        assert_eq!(i.stamp.detector, "scrfd_2.5g");
+        assert_eq!(i.stamp.embedder.as_deref(), ids["embedder"].as_str());
+        assert_eq!(i.stamp.eyes.as_deref(), ids["eyes"].as_str());
+        assert_eq!(i.backend, report["backend"].as_str().expect("backend"));
+        for f in &i.faces {
+            assert!(f.embedding.as_ref().is_some_and(|e| e.len() == 512));
+            assert!(f.person.is_some());
+        }
+    }
+    drop(catalog);
+
+    // Again: nothing to do.
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (again["indexed"].clone(), again["skipped"].clone()),
+        (0.into(), ALL.len().into())
+    );
+    assert_eq!(again["faces"], 34, "the summary still covers the folder");
+
+    // One file changes: only it is indexed again.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let changed = folder.join("rocket.jpg");
+    let bytes = std::fs::read(&changed).expect("read");
+    std::fs::write(&changed, bytes).expect("rewrite");
+    let third = index(dir.path(), &folder);
+    assert_eq!(third["indexed"], 1, "{third}");
+    assert_eq!(third["skipped"], ALL.len() - 1);
+}
+
+#[test]
+fn a_corrupt_file_is_reported_and_the_job_completes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, &["grace_hopper.jpg", "coffee.png"]);
+    let full = std::fs::read(photo("rocket.jpg")).expect("read");
+    std::fs::write(folder.join("cut.jpg"), &full[..full.len() / 3]).expect("write");
+    std::fs::write(folder.join("empty.png"), b"").expect("write");
+    let report = index(dir.path(), &folder);
+    assert_eq!(report["indexed"], 2, "{report}");
+    let failed: HashSet<String> = report["failed"]
+        .as_array()
+        .expect("failed")
+        .iter()
+        .map(|f| {
+            let path = f["path"].as_str().expect("path");
+            let error = f["error"].as_str().expect("error");
+            assert!(!error.is_empty());
+            Path::new(path)
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(
+        failed,
+        HashSet::from(["cut.jpg".to_string(), "empty.png".to_string()])
+    );
+}
+
+#[test]
+fn people_group_the_same_face_and_only_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("people");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // Each portrait four ways: as taken, mirrored, cropped tighter and scaled, darker.
+    for name in [
+        "grace_hopper.jpg",
+        "astronaut.png",
+        "newton.png",
+        "gauss.png",
+    ] {
+        let img = image::open(photo(name)).expect("photo").into_rgb8();
+        let stem = Path::new(name)
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        let (w, h) = img.dimensions();
+        let crop =
+            image::imageops::crop_imm(&img, w / 10, h / 12, w * 8 / 10, h * 10 / 12).to_image();
+        let variants = [
+            img.clone(),
+            image::imageops::flip_horizontal(&img),
+            image::imageops::resize(
+                &crop,
+                w * 3 / 4,
+                h * 3 / 4,
+                image::imageops::FilterType::Lanczos3,
+            ),
+            image::imageops::colorops::brighten(&img, -40),
+        ];
+        for (k, v) in variants.iter().enumerate() {
+            v.save(folder.join(format!("{stem}_{k}.png")))
+                .expect("save");
+        }
+    }
+    let report = index(dir.path(), &folder);
+    let mut person_of: HashMap<String, Vec<i64>> = HashMap::new();
+    for r in report["results"].as_array().expect("results") {
+        let name = Path::new(r["path"].as_str().expect("path"))
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        let stem = name.rsplit_once('_').expect("variant").0.to_string();
+        let faces = r["faces"].as_array().expect("faces");
+        assert_eq!(faces.len(), 1, "{name}: {faces:?}");
+        person_of
+            .entry(stem)
+            .or_default()
+            .push(faces[0]["person"].as_i64().expect("person"));
+    }
+    let mut people = HashSet::new();
+    for (stem, ids) in &person_of {
+        assert_eq!(ids.len(), 4);
+        assert!(ids.iter().all(|i| *i == ids[0]), "{stem}: {ids:?}");
+        people.insert(ids[0]);
+    }
+    assert_eq!(people.len(), 4, "four people, apart: {person_of:?}");
+    assert_eq!(report["people"], 4);
+}
