@@ -126,6 +126,7 @@ fn harness_with(
         inference_dir: Some(dir.join("inference")),
         pick_folder,
         on_first_frame: Vec::new(),
+        models_dir: None,
     };
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
@@ -409,6 +410,93 @@ fn the_keyboard_walks_a_long_grid_and_the_selection_stays_in_view() {
     settle(&mut h);
     h.run();
     h.get_by_label_contains("IMG_0000.png");
+}
+
+/// The window on a live engine: ONNX Runtime in this process, the probe's workers the real
+/// binary, as `darkroom FOLDER` runs it.
+fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
+    use darkroom_engine::ladder::Launcher;
+    use darkroom_engine::{Backend, BackendConfig, CardSet, ModelStore, RuntimeSearch, runtime};
+    let rt = runtime::install(&RuntimeSearch {
+        explicit: Some(ort_lib()),
+        ..RuntimeSearch::default()
+    });
+    let config = BackendConfig {
+        inference_dir: dir.join("inference"),
+        launcher: Launcher {
+            program: env!("CARGO_BIN_EXE_darkroom").into(),
+            prefix: vec!["ladder-worker".into()],
+            env: vec![(
+                "DARKROOM_ORT_LIB".into(),
+                ort_lib().to_string_lossy().into_owned(),
+            )],
+        },
+        reprobe: false,
+        forced: None,
+        probe_limit: Duration::from_secs(120),
+        engine_limit: Duration::from_secs(120),
+        workspace_mb: 512,
+        fake: None,
+    };
+    let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
+    let backend = Backend::start(rt, store, config);
+    let setup = Setup {
+        folder: Some(folder),
+        catalog: dir.join("catalog.sqlite"),
+        thumb_cache: dir.join("thumbs"),
+        naming: SidecarNaming::WithExtension,
+        recent: Vec::new(),
+        status: StatusSource::Live(backend),
+        thumb_threads: 2,
+        knobs: knobs(),
+        settings_file: None,
+        inference_dir: None,
+        pick_folder: no_dialog(),
+        on_first_frame: Vec::new(),
+        models_dir: Some(models()),
+    };
+    let app = DarkRoom::new(&egui::Context::default(), setup);
+    Harness::builder()
+        .with_size([1000.0, 640.0])
+        .wgpu()
+        .build_ui_state(|ui, app: &mut DarkRoom| app.ui(ui), app)
+}
+
+#[test]
+fn index_faces_from_the_window() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = live_harness(dir.path(), folder.clone());
+    settle(&mut h);
+    assert!(h.state().can_index());
+    h.get_by_label("Index faces").click();
+    h.step();
+    assert!(h.state().is_indexing());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while h.state().is_indexing() {
+        assert!(Instant::now() < deadline, "the index job never finished");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    settle(&mut h);
+    assert_eq!(
+        h.state().index_summary.as_deref(),
+        Some("Indexed · 6 photos · 3 faces"),
+        "astronaut, camera and grace_hopper have one face each"
+    );
+    let catalog = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("catalog");
+    for name in PHOTOS {
+        let i = catalog
+            .photo_index(&folder.join(name))
+            .expect("query")
+            .unwrap_or_else(|| panic!("{name} not indexed"));
+        assert_eq!(i.stamp.detector, "scrfd_2.5g");
+    }
+    h.snapshot("grid_indexed");
 }
 
 #[test]

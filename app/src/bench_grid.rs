@@ -60,6 +60,7 @@ impl Subject {
             inference_dir: None,
             pick_folder: std::sync::Arc::new(|_| None),
             on_first_frame: Vec::new(),
+            models_dir: None,
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {

@@ -100,28 +100,26 @@ fn photos_in(folder: &Path) -> (Vec<PathBuf>, Vec<Failure>) {
     (photos, problems)
 }
 
-fn open_models(
+/// The job's sessions, all from one pin: the named or preferred detector, an embedder and an
+/// eye-state model where installed (without them: no people, no eyes, never faked).
+pub fn open_models(
     sessions: &Sessions,
     pin: &darkroom_engine::JobPin,
-    args: &IndexArgs,
+    detector: Option<String>,
+    embedder: Option<String>,
 ) -> anyhow::Result<Models> {
     let store = sessions.store();
-    let detector_id =
-        crate::faces_cmd::pick_model(store, Role::Detector, args.detector.clone(), "scrfd_2.5g")?;
+    let detector_id = crate::faces_cmd::pick_model(store, Role::Detector, detector, "scrfd_2.5g")?;
     let detector = FaceDetector::new(pin.open(sessions, &detector_id, Role::Detector)?)?;
-    // Without an embedder there are faces but no people; without an eye-state model, no eyes.
-    let embedder = match crate::faces_cmd::pick_model(
-        store,
-        Role::Embedder,
-        args.embedder.clone(),
-        "w600k_mbf",
-    ) {
+    let named = embedder.is_some();
+    let embedder = match crate::faces_cmd::pick_model(store, Role::Embedder, embedder, "w600k_mbf")
+    {
         Ok(id) => Some(FaceEmbedder::new(pin.open(
             sessions,
             &id,
             Role::Embedder,
         )?)?),
-        Err(_) if args.embedder.is_none() => None,
+        Err(_) if !named => None,
         Err(e) => return Err(e),
     };
     let eye_card = store
@@ -156,7 +154,12 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
     backend.wait_ready(wait);
     let pin = backend.pin();
-    let mut models = open_models(&sessions, &pin, &args)?;
+    let mut models = open_models(
+        &sessions,
+        &pin,
+        args.detector.clone(),
+        args.embedder.clone(),
+    )?;
     let catalog_path = match &args.catalog {
         Some(p) => p.clone(),
         None => darkroom_engine::paths::data_dir()

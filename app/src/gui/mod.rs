@@ -119,6 +119,13 @@ pub struct DarkRoom {
     scan_rx: Option<Receiver<ScanEvent>>,
     /// The keyboard moved the selection: scroll the grid until it is in view (once).
     follow_selection: bool,
+    /// Where the models are (None: indexing is not offered, in tests without an engine).
+    models_dir: Option<PathBuf>,
+    catalog_path: PathBuf,
+    /// The index job, while it runs.
+    indexing: Option<Indexing>,
+    /// The last index job's outcome, one line.
+    pub index_summary: Option<String>,
     /// Frames drawn so far: background work starts once the first is on screen.
     frames: u64,
     /// The folder to open and the work to start once the first frame is on screen.
@@ -139,7 +146,18 @@ pub struct DarkRoom {
 impl Drop for DarkRoom {
     fn drop(&mut self) {
         self.cancel.set();
+        if let Some(run) = &self.indexing {
+            run.control.cancel();
+        }
     }
+}
+
+/// A running index job as the window follows it.
+struct Indexing {
+    rx: Receiver<workers::IndexMsg>,
+    control: Arc<darkroom_index::Control>,
+    progress: Option<darkroom_index::Progress>,
+    to_index: usize,
 }
 
 /// What the app needs from the outside world.
@@ -160,6 +178,8 @@ pub struct Setup {
     pub pick_folder: workers::PickFolder,
     /// Started once the first frame is on screen (the engine), after the folder's scan.
     pub on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
+    /// Where the models are, for the index job (None: no "Index faces").
+    pub models_dir: Option<PathBuf>,
 }
 
 /// What the window remembers between runs.
@@ -203,6 +223,7 @@ impl DarkRoom {
         let cancel = Cancel::default();
         let cache = ThumbCache::new(setup.thumb_cache);
         let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
+        let catalog_path = setup.catalog.clone();
         let writer = workers::decision_writer(setup.catalog, setup.naming, wake.clone());
         DarkRoom {
             root: None,
@@ -227,6 +248,10 @@ impl DarkRoom {
             inference_dir: setup.inference_dir,
             scan_rx: None,
             follow_selection: false,
+            models_dir: setup.models_dir,
+            catalog_path,
+            indexing: None,
+            index_summary: None,
             frames: 0,
             deferred_folder: setup.folder,
             on_first_frame: setup.on_first_frame,
@@ -322,6 +347,134 @@ impl DarkRoom {
         }
     }
 
+    /// Whether "Index faces" can run now: a folder, a live engine, a models dir, no job yet.
+    pub fn can_index(&self) -> bool {
+        self.root.is_some()
+            && self.indexing.is_none()
+            && self.models_dir.is_some()
+            && matches!(self.status, StatusSource::Live(_))
+    }
+
+    pub fn is_indexing(&self) -> bool {
+        self.indexing.is_some()
+    }
+
+    /// Index every photo of the folder on the backend as it is now (the job pins it).
+    pub fn start_index(&mut self) {
+        if !self.can_index() {
+            return;
+        }
+        let (StatusSource::Live(backend), Some(models_dir)) = (&self.status, &self.models_dir)
+        else {
+            return;
+        };
+        let request = workers::IndexRequest {
+            pin: backend.pin(),
+            models_dir: models_dir.clone(),
+            catalog: self.catalog_path.clone(),
+            photos: self
+                .entries
+                .iter()
+                .map(|e| e.item.primary.clone())
+                .collect(),
+            decode_threads: num_threads(),
+            inference_threads: self.knobs.threads_in_effect,
+        };
+        let control = Arc::new(darkroom_index::Control::default());
+        self.index_summary = None;
+        self.indexing = Some(Indexing {
+            rx: workers::index_job(request, Arc::clone(&control), self.wake.clone()),
+            control,
+            progress: None,
+            to_index: 0,
+        });
+    }
+
+    fn poll_index(&mut self) {
+        let Some(run) = &mut self.indexing else {
+            return;
+        };
+        let (messages, closed) = workers::drain(&run.rx, 64);
+        let mut finished = closed.then(|| Err("the index job stopped".to_string()));
+        for m in messages {
+            match m {
+                workers::IndexMsg::Event(darkroom_index::Event::Started { to_index, .. }) => {
+                    run.to_index = to_index;
+                }
+                workers::IndexMsg::Event(darkroom_index::Event::Progress(p)) => {
+                    run.progress = Some(p);
+                }
+                workers::IndexMsg::Event(darkroom_index::Event::Failed { path, error }) => {
+                    self.scan_errors
+                        .push(format!("{error}: {}", path.display()));
+                }
+                workers::IndexMsg::Event(darkroom_index::Event::Indexed { .. }) => {}
+                workers::IndexMsg::Done(result) => finished = Some(result),
+            }
+        }
+        if let Some(result) = finished {
+            self.index_summary = Some(match result {
+                Ok(s) if s.cancelled => format!("Indexing cancelled · {} photos done", s.indexed),
+                Ok(s) => format!(
+                    "Indexed · {} photos · {} faces{}",
+                    s.indexed + s.skipped,
+                    s.faces,
+                    if s.failed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" · {} failed", s.failed.len())
+                    }
+                ),
+                Err(e) => format!("Indexing failed: {e}"),
+            });
+            self.indexing = None;
+        }
+    }
+
+    fn index_row(&mut self, ui: &mut egui::Ui) {
+        if let Some(run) = &self.indexing {
+            let paused = run.control.is_paused();
+            let text = match &run.progress {
+                Some(p) => format!(
+                    "Indexing faces · {} of {} · {:.1} photos/s{}",
+                    p.done,
+                    p.to_index,
+                    p.photos_per_s,
+                    p.eta_s
+                        .map(|s| format!(" · {} left", eta(s)))
+                        .unwrap_or_default()
+                ),
+                None if run.to_index > 0 => format!("Indexing faces · 0 of {}", run.to_index),
+                None => "Indexing faces…".to_string(),
+            };
+            if !paused {
+                ui.spinner();
+            }
+            ui.label(if paused {
+                format!("{text} · paused")
+            } else {
+                text
+            });
+            if ui.button(if paused { "Resume" } else { "Pause" }).clicked() {
+                run.control.set_paused(!paused);
+            }
+            if ui.button("Cancel").clicked() {
+                run.control.cancel();
+            }
+        } else if self.root.is_some() {
+            let button = ui
+                .add_enabled(self.can_index(), egui::Button::new("Index faces"))
+                .on_hover_text("Find faces, eyes, focus, bursts and people in this folder")
+                .on_disabled_hover_text("Waiting for the inference engine");
+            if button.clicked() {
+                self.start_index();
+            }
+            if let Some(s) = &self.index_summary {
+                ui.label(s);
+            }
+        }
+    }
+
     /// The backend's status as it is now.
     pub fn backend_status(&mut self) -> Option<BackendStatus> {
         if let StatusSource::Starting(rx) = &self.status
@@ -339,6 +492,7 @@ impl DarkRoom {
     /// Take in what the workers reported since the last frame (bounded per frame).
     fn poll(&mut self, ctx: &egui::Context) {
         self.poll_folder_dialog();
+        self.poll_index();
         if let Some(rx) = &self.scan_rx {
             let (events, done) = workers::drain(rx, 2048);
             for e in events {
@@ -530,6 +684,7 @@ impl DarkRoom {
     pub fn settled(&self) -> bool {
         let arrived = |p: &Picture| !matches!(p, Picture::Requested);
         !self.scanning
+            && self.indexing.is_none()
             && self.deferred_folder.is_none()
             && !self.choosing_folder()
             && self.grid_offset.is_none()
@@ -738,6 +893,7 @@ impl DarkRoom {
                     ui.spinner();
                     ui.label("scanning…");
                 }
+                self.index_row(ui);
                 if !self.scan_errors.is_empty() {
                     ui.colored_label(
                         Color32::LIGHT_RED,
@@ -1131,6 +1287,7 @@ pub fn run(
             Default::default()
         });
     let models = crate::cli::models_dir(None)?;
+    let models_dir = models.clone();
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     // Loading the runtime, hashing the models and probing are CPU work: after the first frame.
     let start_engine = move || {
@@ -1166,6 +1323,7 @@ pub fn run(
         inference_dir: Some(inference_dir),
         pick_folder: workers::system_folder_dialog(),
         on_first_frame: vec![Box::new(start_engine)],
+        models_dir: Some(models_dir),
     };
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -1186,6 +1344,15 @@ pub fn run(
     )
     .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
     Ok(std::process::ExitCode::SUCCESS)
+}
+
+/// "2 min", "40 s": an estimate, said plainly.
+fn eta(seconds: f64) -> String {
+    if seconds >= 90.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.0} s", seconds.max(1.0))
+    }
 }
 
 /// Thumbnail workers: all cores but one for the UI.

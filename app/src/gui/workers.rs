@@ -306,3 +306,72 @@ pub fn pick_folder(
     });
     rx
 }
+
+/// What the index job tells the window.
+pub enum IndexMsg {
+    Event(darkroom_index::Event),
+    Done(Result<darkroom_index::Summary, String>),
+}
+
+/// Everything an index job from the window needs, gathered on the UI thread (no I/O there).
+pub struct IndexRequest {
+    pub pin: darkroom_engine::JobPin,
+    pub models_dir: PathBuf,
+    pub catalog: PathBuf,
+    pub photos: Vec<PathBuf>,
+    pub decode_threads: usize,
+    pub inference_threads: usize,
+}
+
+/// The index job on a thread of its own: sessions from the pin taken when it was asked for,
+/// its own catalog connection (SQLite WAL lets the decision writer go on meanwhile), events
+/// through a bounded channel (the job waits when the window is behind).
+pub fn index_job(
+    request: IndexRequest,
+    control: Arc<darkroom_index::Control>,
+    wake: Waker,
+) -> Receiver<IndexMsg> {
+    let (tx, rx) = sync_channel(64);
+    spawn("darkroom-index", move || {
+        let IndexRequest {
+            pin,
+            models_dir,
+            catalog,
+            photos,
+            decode_threads,
+            inference_threads,
+        } = request;
+        let result = (|| -> anyhow::Result<darkroom_index::Summary> {
+            let store =
+                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?);
+            let sessions = darkroom_engine::Sessions::new(
+                crate::cli::install_runtime(),
+                store,
+                inference_threads,
+            )?;
+            let mut models = crate::index_cmd::open_models(&sessions, &pin, None, None)?;
+            let mut catalog = Catalog::open(&catalog, SidecarNaming::default())?;
+            let config = darkroom_index::JobConfig {
+                photos,
+                backend: pin.line.clone(),
+                decode_threads,
+                work_side: 1440,
+                thresholds: darkroom_index::Thresholds::default(),
+            };
+            let summary = darkroom_index::job::run(
+                &config,
+                &mut models,
+                &mut catalog,
+                &control,
+                &mut |event| {
+                    let _ = tx.send(IndexMsg::Event(event));
+                    wake();
+                },
+            )?;
+            Ok(summary)
+        })();
+        let _ = tx.send(IndexMsg::Done(result.map_err(|e| format!("{e:#}"))));
+        wake();
+    });
+    rx
+}
