@@ -496,7 +496,20 @@ fn index_faces_from_the_window() {
             .unwrap_or_else(|| panic!("{name} not indexed"));
         assert_eq!(i.stamp.detector, "scrfd_2.5g");
     }
+    let mut results = egui_kittest::SnapshotResults::new();
     h.snapshot("grid_indexed");
+    results.extend_harness(&mut h);
+
+    // The loupe shows the astronaut's face at 100%, with its focus and open eyes.
+    h.set_size(egui::vec2(640.0, 480.0));
+    h.key_press(Key::Space);
+    settle(&mut h);
+    assert_eq!(h.state().view, View::Loupe);
+    h.get_by_label("eyes open");
+    h.get_by_label_contains("focus ");
+    h.snapshot("loupe_faces");
+    results.extend_harness(&mut h);
+    results.unwrap();
 }
 
 #[test]

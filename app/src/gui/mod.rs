@@ -72,8 +72,27 @@ pub enum Picture {
     Failed(String),
 }
 
+/// A photo's faces for the loupe's close-up strip.
+#[derive(Default)]
+pub enum Faces {
+    #[default]
+    None,
+    Requested,
+    /// Not indexed yet.
+    NotIndexed,
+    Ready(Vec<FaceTile>),
+    Failed(String),
+}
+
+pub struct FaceTile {
+    pub texture: TextureHandle,
+    pub sharpness: f32,
+    pub eyes_closed: Option<bool>,
+}
+
 pub struct Entry {
     pub item: Item,
+    pub faces: Faces,
     pub decision: Decision,
     /// Sent to the catalog, not yet acknowledged as durable.
     pub pending: bool,
@@ -124,6 +143,8 @@ pub struct DarkRoom {
     catalog_path: PathBuf,
     /// The index job, while it runs.
     indexing: Option<Indexing>,
+    /// Face crops being made for the loupe.
+    face_requests: Vec<Receiver<workers::FaceCrops>>,
     /// The last index job's outcome, one line.
     pub index_summary: Option<String>,
     /// Frames drawn so far: background work starts once the first is on screen.
@@ -251,6 +272,7 @@ impl DarkRoom {
             models_dir: setup.models_dir,
             catalog_path,
             indexing: None,
+            face_requests: Vec::new(),
             index_summary: None,
             frames: 0,
             deferred_folder: setup.folder,
@@ -413,6 +435,10 @@ impl DarkRoom {
             }
         }
         if let Some(result) = finished {
+            // The close-ups are made again from the new rows.
+            for e in &mut self.entries {
+                e.faces = Faces::None;
+            }
             self.index_summary = Some(match result {
                 Ok(s) if s.cancelled => format!("Indexing cancelled · {} photos done", s.indexed),
                 Ok(s) => format!(
@@ -428,6 +454,66 @@ impl DarkRoom {
                 Err(e) => format!("Indexing failed: {e}"),
             });
             self.indexing = None;
+        }
+    }
+
+    /// Ask for the close-ups of entry `index` once.
+    fn request_faces(&mut self, index: usize) {
+        let Some(e) = self.entries.get_mut(index) else {
+            return;
+        };
+        if !matches!(e.faces, Faces::None) || self.face_requests.len() >= 4 {
+            return;
+        }
+        e.faces = Faces::Requested;
+        self.face_requests.push(workers::face_crops(
+            index,
+            e.item.primary.clone(),
+            self.catalog_path.clone(),
+            self.wake.clone(),
+        ));
+    }
+
+    fn poll_faces(&mut self, ctx: &egui::Context) {
+        let mut done = Vec::new();
+        for (n, rx) in self.face_requests.iter().enumerate() {
+            match rx.try_recv() {
+                Ok(answer) => done.push((n, Some(answer))),
+                Err(std::sync::mpsc::TryRecvError::Empty) => {}
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => done.push((n, None)),
+            }
+        }
+        for (n, answer) in done.into_iter().rev() {
+            self.face_requests.remove(n);
+            let Some((index, result)) = answer else {
+                continue;
+            };
+            let Some(e) = self.entries.get_mut(index) else {
+                continue;
+            };
+            e.faces = match result {
+                Ok(None) => Faces::NotIndexed,
+                Ok(Some(crops)) => Faces::Ready(
+                    crops
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, c)| {
+                            let size = [c.image.width() as usize, c.image.height() as usize];
+                            let pixels = egui::ColorImage::from_rgb(size, c.image.as_raw());
+                            FaceTile {
+                                texture: ctx.load_texture(
+                                    format!("face-{index}-{k}"),
+                                    pixels,
+                                    egui::TextureOptions::NEAREST,
+                                ),
+                                sharpness: c.sharpness,
+                                eyes_closed: c.eyes_closed,
+                            }
+                        })
+                        .collect(),
+                ),
+                Err(e) => Faces::Failed(e),
+            };
         }
     }
 
@@ -493,6 +579,7 @@ impl DarkRoom {
     fn poll(&mut self, ctx: &egui::Context) {
         self.poll_folder_dialog();
         self.poll_index();
+        self.poll_faces(ctx);
         if let Some(rx) = &self.scan_rx {
             let (events, done) = workers::drain(rx, 2048);
             for e in events {
@@ -505,6 +592,7 @@ impl DarkRoom {
                             pending: false,
                             decided_here: false,
                             thumb: Picture::None,
+                            faces: Faces::None,
                             loupe: Picture::None,
                             error: None,
                         });
@@ -685,6 +773,7 @@ impl DarkRoom {
         let arrived = |p: &Picture| !matches!(p, Picture::Requested);
         !self.scanning
             && self.indexing.is_none()
+            && self.face_requests.is_empty()
             && self.deferred_folder.is_none()
             && !self.choosing_folder()
             && self.grid_offset.is_none()
@@ -1052,6 +1141,12 @@ impl DarkRoom {
             }
         }
         caption(ui, &self.entries[index]);
+        self.request_faces(index);
+        if let Faces::Ready(tiles) = &self.entries[index].faces
+            && !tiles.is_empty()
+        {
+            egui::Panel::bottom("faces").show(ui, |ui| face_strip(ui, tiles));
+        }
         let zoom = self.zoom_100;
         show_picture(ui, &self.entries[index], zoom);
     }
@@ -1211,6 +1306,36 @@ fn caption(ui: &mut egui::Ui, e: &Entry) {
         if let Some(err) = &e.error {
             ui.colored_label(Color32::LIGHT_RED, RichText::new(err));
         }
+    });
+}
+
+/// The loupe's close-ups: every face at 100% (up to a fixed size) with its focus and eyes, so a
+/// missed focus or a blink shows without zooming around the photo.
+fn face_strip(ui: &mut egui::Ui, tiles: &[FaceTile]) {
+    egui::ScrollArea::horizontal().show(ui, |ui| {
+        ui.horizontal(|ui| {
+            for t in tiles {
+                ui.vertical(|ui| {
+                    let size = t.texture.size_vec2().min(egui::vec2(
+                        workers::FACE_CROP_MAX as f32,
+                        workers::FACE_CROP_MAX as f32,
+                    ));
+                    // Shown at most 128 points high; the pixels stay the photo's own.
+                    let shown = size * (128.0 / size.y).min(1.0);
+                    ui.image((t.texture.id(), shown));
+                    ui.label(format!("focus {:.0}", t.sharpness));
+                    match t.eyes_closed {
+                        Some(true) => {
+                            ui.colored_label(Color32::from_rgb(230, 120, 90), "eyes closed");
+                        }
+                        Some(false) => {
+                            ui.label("eyes open");
+                        }
+                        None => {}
+                    }
+                });
+            }
+        });
     });
 }
 

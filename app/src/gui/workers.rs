@@ -375,3 +375,67 @@ pub fn index_job(
     });
     rx
 }
+
+/// One face as the loupe's close-up strip shows it: a crop at 100% (the photo's own pixels).
+pub struct FaceCrop {
+    pub image: image::RgbImage,
+    pub sharpness: f32,
+    pub eyes_closed: Option<bool>,
+}
+
+/// A photo's close-ups for entry `.0`: None when the photo is not indexed.
+pub type FaceCrops = (usize, Result<Option<Vec<FaceCrop>>, String>);
+
+/// Crops of at most this many pixels a side: a close-up, not the photo again.
+pub const FACE_CROP_MAX: u32 = 256;
+
+/// The photo's indexed faces at 100%: read from the catalog (its own connection), the photo
+/// decoded whole, each face cut out around its box. None when the photo is not indexed.
+pub fn face_crops(
+    index: usize,
+    photo: PathBuf,
+    catalog: PathBuf,
+    wake: Waker,
+) -> Receiver<FaceCrops> {
+    let (tx, rx) = sync_channel(1);
+    spawn("darkroom-face-crops", move || {
+        let result = (|| -> Result<Option<Vec<FaceCrop>>, String> {
+            let catalog =
+                Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
+            let Some(indexed) = catalog.photo_index(&photo).map_err(|e| e.to_string())? else {
+                return Ok(None);
+            };
+            if indexed.faces.is_empty() {
+                return Ok(Some(Vec::new()));
+            }
+            let img = darkroom_library::decode::load_oriented(&photo)
+                .map_err(|e| e.cause())?
+                .into_rgb8();
+            // Boxes are in the indexed full size; a RAW's preview may differ: scale to it.
+            let k = img.width() as f32 / indexed.width.max(1) as f32;
+            let crops = indexed
+                .faces
+                .iter()
+                .map(|f| {
+                    let [x0, y0, x1, y1] = f.bbox.map(|v| v * k);
+                    let side = ((x1 - x0).max(y1 - y0) * 1.3)
+                        .clamp(32.0, FACE_CROP_MAX as f32)
+                        .min(img.width().min(img.height()) as f32);
+                    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
+                    let left = (cx - side / 2.0).clamp(0.0, img.width() as f32 - side) as u32;
+                    let top = (cy - side / 2.0).clamp(0.0, img.height() as f32 - side) as u32;
+                    FaceCrop {
+                        image: image::imageops::crop_imm(&img, left, top, side as u32, side as u32)
+                            .to_image(),
+                        sharpness: f.sharpness,
+                        eyes_closed: f.eyes_closed,
+                    }
+                })
+                .collect();
+            Ok(Some(crops))
+        })();
+        let _ = tx.send((index, result));
+        wake();
+    });
+    rx
+}
