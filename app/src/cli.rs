@@ -171,6 +171,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The index job end to end against its stages alone, on tract and ONNX Runtime.
+    BenchIndex {
+        /// A folder of JPEGs (scripts/make-thumb-corpus makes 6000x4000 ones).
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// One runtime of `bench-index`, in this process.
+    #[command(hide = true)]
+    BenchIndexWorker { dir: PathBuf },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
     BenchWorker {
@@ -354,6 +364,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             frames,
             json,
         } => crate::bench_grid::run(&photos, count, frames.max(1), json),
+        Command::BenchIndex { dir, json } => crate::bench_index::run(dir, json),
+        Command::BenchIndexWorker { dir } => crate::bench_index::worker(dir),
         Command::BenchWorker {
             models,
             image,

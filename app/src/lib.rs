@@ -5,6 +5,7 @@ pub mod backend_cmd;
 pub mod bench;
 pub mod bench_first_frame;
 pub mod bench_grid;
+pub mod bench_index;
 pub mod bench_thumbs;
 pub mod cli;
 pub mod decide_cmd;

@@ -125,7 +125,7 @@ pub enum Event {
 }
 
 /// Milliseconds spent per stage, summed over photos (decode runs on several threads at once).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageTimes {
     pub decode_ms: f64,
     pub detect_ms: f64,
