@@ -213,11 +213,18 @@ fn spawn_worker(
     } else {
         cmd.env_remove("DARKROOM_RUNTIME");
     }
+    worker_json(&mut cmd, if tract { "tract" } else { "onnxruntime" })
+}
+
+/// Run a benchmark worker (this binary, a hidden subcommand) and read its one JSON answer.
+pub fn worker_json<T: serde::de::DeserializeOwned>(
+    cmd: &mut Command,
+    what: &str,
+) -> anyhow::Result<T> {
     let out = cmd.output().context("cannot start the benchmark worker")?;
     if !out.status.success() {
         bail!(
-            "benchmark worker ({}) failed: {}",
-            if tract { "tract" } else { "onnxruntime" },
+            "benchmark worker ({what}) failed: {}",
             String::from_utf8_lossy(&out.stderr).trim()
         );
     }

@@ -174,14 +174,7 @@ fn spawn(dir: &Path, tract: bool) -> anyhow::Result<RuntimeResult> {
     } else {
         cmd.env_remove("DARKROOM_RUNTIME");
     }
-    let out = cmd.output().context("cannot start the benchmark worker")?;
-    if !out.status.success() {
-        bail!(
-            "benchmark worker failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        );
-    }
-    Ok(serde_json::from_slice(&out.stdout)?)
+    crate::bench::worker_json(&mut cmd, if tract { "tract" } else { "onnxruntime" })
 }
 
 pub fn run(dir: PathBuf, json: bool) -> anyhow::Result<ExitCode> {

@@ -4,7 +4,7 @@
 
 mod support;
 
-use darkroom_engine::face::{EYE_CROP_SIDE, EyeClassifier, EyeState, FaceDetector};
+use darkroom_engine::face::{EYE_CROP_SIDE, EyeClassifier, EyeState, FaceDetector, eye_distance};
 use darkroom_engine::{
     CardSet, ModelStore, Role, RuntimeKind, RuntimeSearch, Sessions, image_io, runtime,
 };
@@ -59,9 +59,8 @@ fn sample_eyes_are_open_and_lid_covered_eyes_closed() {
         let img = image_io::load_rgb(&assets().join("photos").join(photo)).expect("photo");
         let mut out = Vec::new();
         for face in det.detect(&img).expect("detect") {
-            let [l, r] = [face.landmarks[0], face.landmarks[1]];
-            let side = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt() * EYE_CROP_SIDE;
-            for centre in [l, r] {
+            let side = eye_distance(&face.landmarks) * EYE_CROP_SIDE;
+            for centre in [face.landmarks[0], face.landmarks[1]] {
                 let crop = eyes.crop(&img, centre, side);
                 let reading = eyes.classify(&crop).expect("classify");
                 let mut lid = crop.clone();

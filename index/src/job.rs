@@ -13,7 +13,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use darkroom_catalog::{Catalog, CatalogError, FaceRow, IndexStamp, PersonRow, PhotoIndex};
-use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder, eye_distance};
 use darkroom_library::working::{self, Working};
 use serde::{Deserialize, Serialize};
 
@@ -427,12 +427,10 @@ fn infer(
             embedding = Some(e);
         }
         let mut eyes_closed = None;
-        let [l, r] = [face.landmarks[0], face.landmarks[1]];
-        let eye_distance = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt();
         if let Some(eyes) = models
             .eyes
             .as_mut()
-            .filter(|_| eye_distance >= thresholds.eyes_min_distance_px)
+            .filter(|_| eye_distance(&face.landmarks) >= thresholds.eyes_min_distance_px)
         {
             let t = Instant::now();
             let [l, r] = eyes

@@ -80,3 +80,44 @@ pub fn decode_bytes(
 ) -> Result<DynamicImage, LibraryError> {
     decode_reader(ImageReader::new(Cursor::new(bytes)), path, orientation)
 }
+
+/// A JPEG decoded in the DCT domain at the smallest of 1/8, 1/4, 1/2 and 1 whose size is at
+/// least what `want` asks for given the stored size, then turned upright by its EXIF
+/// orientation. Returns the picture and the upright full size. None where `jpeg-decoder` cannot
+/// (CMYK, 12-bit, broken, over the pixel budget): the general decoder then names the cause.
+pub fn jpeg_scaled(
+    bytes: &[u8],
+    want: impl FnOnce(u32, u32) -> (u16, u16),
+) -> Option<(DynamicImage, (u32, u32))> {
+    let mut d = jpeg_decoder::Decoder::new(Cursor::new(bytes));
+    d.read_info().ok()?;
+    let info = d.info()?;
+    let (w, h) = (u32::from(info.width), u32::from(info.height));
+    if u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return None;
+    }
+    let (ww, wh) = want(w, h);
+    d.scale(ww, wh).ok()?;
+    let pixels = d.decode().ok()?;
+    let info = d.info()?;
+    let (sw, sh) = (u32::from(info.width), u32::from(info.height));
+    let mut img = match info.pixel_format {
+        jpeg_decoder::PixelFormat::RGB24 => {
+            DynamicImage::ImageRgb8(image::RgbImage::from_raw(sw, sh, pixels)?)
+        }
+        jpeg_decoder::PixelFormat::L8 => {
+            DynamicImage::ImageLuma8(image::GrayImage::from_raw(sw, sh, pixels)?)
+        }
+        _ => return None,
+    };
+    let orientation = crate::preview::exif_orientation(bytes).unwrap_or(Orientation::NoTransforms);
+    img.apply_orientation(orientation);
+    let swaps = matches!(
+        orientation,
+        Orientation::Rotate90
+            | Orientation::Rotate270
+            | Orientation::Rotate90FlipH
+            | Orientation::Rotate270FlipH
+    );
+    Some((img, if swaps { (h, w) } else { (w, h) }))
+}

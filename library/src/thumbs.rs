@@ -131,30 +131,8 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32) -> Option<DynamicImage> {
         }
         return Some(img);
     }
-    let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(data));
-    d.read_info().ok()?;
-    let info = d.info()?;
-    if u64::from(info.width) * u64::from(info.height) > decode::MAX_PIXELS {
-        return None;
-    }
-    let want = u16::try_from(side).unwrap_or(u16::MAX);
-    d.scale(want, want).ok()?;
-    let pixels = d.decode().ok()?;
-    let info = d.info()?;
-    let (w, h) = (u32::from(info.width), u32::from(info.height));
-    let mut img = match info.pixel_format {
-        jpeg_decoder::PixelFormat::RGB24 => {
-            DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels)?)
-        }
-        jpeg_decoder::PixelFormat::L8 => {
-            DynamicImage::ImageLuma8(image::GrayImage::from_raw(w, h, pixels)?)
-        }
-        _ => return None,
-    };
-    if let Some(o) = d.exif_data().and_then(preview::orientation_in_tiff) {
-        img.apply_orientation(o);
-    }
-    Some(img)
+    let side = u16::try_from(side).unwrap_or(u16::MAX);
+    decode::jpeg_scaled(data, |_, _| (side, side)).map(|(img, _)| img)
 }
 
 fn shrink(img: DynamicImage, side: u32) -> RgbImage {

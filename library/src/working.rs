@@ -5,8 +5,7 @@
 
 use std::path::Path;
 
-use image::metadata::Orientation;
-use image::{DynamicImage, RgbImage};
+use image::RgbImage;
 
 use crate::decode;
 use crate::error::LibraryError;
@@ -28,16 +27,6 @@ impl Working {
         self.full_size.0.max(self.full_size.1) as f32
             / self.image.width().max(self.image.height()).max(1) as f32
     }
-}
-
-fn swaps_axes(o: Orientation) -> bool {
-    matches!(
-        o,
-        Orientation::Rotate90
-            | Orientation::Rotate270
-            | Orientation::Rotate90FlipH
-            | Orientation::Rotate270FlipH
-    )
 }
 
 /// Decode `path` for analysis with a long edge of at least `min_long` where it has that many.
@@ -71,38 +60,14 @@ pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
 /// The smallest DCT scale (1/8 … 1) whose long edge is still `min_long`; None when the general
 /// decoder should have it (CMYK, 12-bit, broken).
 fn scaled_jpeg(bytes: &[u8], min_long: u32) -> Option<Working> {
-    let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(bytes));
-    d.read_info().ok()?;
-    let info = d.info()?;
-    let (w, h) = (u32::from(info.width), u32::from(info.height));
-    if u64::from(w) * u64::from(h) > decode::MAX_PIXELS {
-        return None;
-    }
-    let long = w.max(h).max(1);
-    let want = |side: u32| -> u16 {
-        u16::try_from((u64::from(side) * u64::from(min_long)).div_ceil(u64::from(long)))
-            .unwrap_or(u16::MAX)
-    };
-    d.scale(want(w), want(h)).ok()?;
-    let pixels = d.decode().ok()?;
-    let info = d.info()?;
-    let (sw, sh) = (u32::from(info.width), u32::from(info.height));
-    let mut img = match info.pixel_format {
-        jpeg_decoder::PixelFormat::RGB24 => {
-            DynamicImage::ImageRgb8(RgbImage::from_raw(sw, sh, pixels)?)
-        }
-        jpeg_decoder::PixelFormat::L8 => {
-            DynamicImage::ImageLuma8(image::GrayImage::from_raw(sw, sh, pixels)?)
-        }
-        _ => return None,
-    };
-    let orientation = preview::exif_orientation(bytes).unwrap_or(Orientation::NoTransforms);
-    img.apply_orientation(orientation);
-    let full_size = if swaps_axes(orientation) {
-        (h, w)
-    } else {
-        (w, h)
-    };
+    let (img, full_size) = decode::jpeg_scaled(bytes, |w, h| {
+        let long = u64::from(w.max(h).max(1));
+        let want = |side: u32| {
+            u16::try_from((u64::from(side) * u64::from(min_long)).div_ceil(long))
+                .unwrap_or(u16::MAX)
+        };
+        (want(w), want(h))
+    })?;
     Some(Working {
         image: img.into_rgb8(),
         full_size,

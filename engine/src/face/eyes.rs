@@ -12,6 +12,13 @@ use crate::sessions::ModelSession;
 /// The crop's side as a fraction of the distance between the eyes.
 pub const EYE_CROP_SIDE: f32 = 0.5;
 
+/// Pixels between the two eye landmarks: how big the eyes are, for the crop and for whether
+/// they are big enough to judge at all.
+pub fn eye_distance(landmarks: &[[f32; 2]; 5]) -> f32 {
+    let [l, r] = [landmarks[0], landmarks[1]];
+    ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EyeState {
@@ -85,11 +92,9 @@ impl EyeClassifier {
         img: &RgbImage,
         landmarks: &[[f32; 2]; 5],
     ) -> Result<[EyeReading; 2], EngineError> {
-        let [l, r] = [landmarks[0], landmarks[1]];
-        let distance = ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt();
-        let side = distance * EYE_CROP_SIDE;
-        let left = self.classify(&self.crop(img, l, side))?;
-        let right = self.classify(&self.crop(img, r, side))?;
+        let side = eye_distance(landmarks) * EYE_CROP_SIDE;
+        let left = self.classify(&self.crop(img, landmarks[0], side))?;
+        let right = self.classify(&self.crop(img, landmarks[1], side))?;
         Ok([left, right])
     }
 

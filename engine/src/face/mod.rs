@@ -12,7 +12,7 @@ mod tensor;
 pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
-pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState};
+pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState, eye_distance};
 pub use nms::{iou, nms};
 pub use tensor::{letterbox_top_left, normalise_nchw, resize_bilinear};
 
