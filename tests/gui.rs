@@ -466,6 +466,25 @@ fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
 fn index_faces_from_the_window() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = sample_folder(dir.path());
+    // A burst: three frames of one portrait, hand-held (shifted) and two of them soft.
+    let grace = image::open(photo("grace_hopper.jpg"))
+        .expect("photo")
+        .into_rgb8();
+    let (w, h) = grace.dimensions();
+    for (n, (dx, sigma)) in [(0u32, 2.0f32), (6, 0.0), (12, 1.5)]
+        .into_iter()
+        .enumerate()
+    {
+        let frame = image::imageops::crop_imm(&grace, dx, 0, w - 12, h).to_image();
+        let frame = if sigma > 0.0 {
+            image::imageops::blur(&frame, sigma)
+        } else {
+            frame
+        };
+        frame
+            .save(folder.join(format!("burst_{}.png", n + 1)))
+            .expect("save");
+    }
     let mut h = live_harness(dir.path(), folder.clone());
     settle(&mut h);
     assert!(h.state().can_index());
@@ -481,8 +500,49 @@ fn index_faces_from_the_window() {
     settle(&mut h);
     assert_eq!(
         h.state().index_summary.as_deref(),
-        Some("Indexed · 6 photos · 3 faces"),
-        "astronaut, camera and grace_hopper have one face each"
+        Some("Indexed · 9 photos · 6 faces"),
+        "astronaut, camera, grace_hopper and the burst's three frames have one face each"
+    );
+    // The burst is one stack of three; the sharp frame is the suggestion.
+    let state = h.state();
+    let burst: Vec<_> = state
+        .entries
+        .iter()
+        .filter(|e| e.item.primary.to_string_lossy().contains("burst_"))
+        .map(|e| {
+            e.analysis
+                .as_ref()
+                .and_then(|a| a.burst.clone())
+                .expect("in a burst")
+        })
+        .collect();
+    assert_eq!(burst.len(), 3);
+    assert!(
+        burst.iter().all(|b| b.size == 3 && b.id == burst[0].id),
+        "{burst:?}"
+    );
+    let suggested: Vec<_> = state
+        .entries
+        .iter()
+        .filter(|e| {
+            e.analysis
+                .as_ref()
+                .and_then(|a| a.burst.as_ref())
+                .is_some_and(|b| b.suggested)
+        })
+        .map(|e| {
+            e.item
+                .primary
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(suggested, ["burst_2.png"]);
+    assert!(
+        state.entries.iter().all(|e| e.analysis.is_some()),
+        "every photo has its marks"
     );
     let catalog = Catalog::open(
         &dir.path().join("catalog.sqlite"),
@@ -499,6 +559,29 @@ fn index_faces_from_the_window() {
     let mut results = egui_kittest::SnapshotResults::new();
     h.snapshot("grid_indexed");
     results.extend_harness(&mut h);
+
+    // S: sharpest first, and back.
+    h.key_press(Key::S);
+    h.run_steps(2);
+    let sharpness: Vec<f32> = h
+        .state()
+        .visible
+        .iter()
+        .map(|&i| {
+            h.state().entries[i]
+                .analysis
+                .as_ref()
+                .expect("indexed")
+                .sharpness
+        })
+        .collect();
+    assert!(sharpness.windows(2).all(|w| w[0] >= w[1]), "{sharpness:?}");
+    h.key_press(Key::S);
+    h.run_steps(2);
+    assert!(
+        h.state().visible.windows(2).all(|w| w[0] < w[1]),
+        "folder order again"
+    );
 
     // The loupe shows the astronaut's face at 100%, with its focus and open eyes.
     h.set_size(egui::vec2(640.0, 480.0));

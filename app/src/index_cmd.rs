@@ -12,7 +12,7 @@ use anyhow::Context;
 use darkroom_catalog::{Catalog, PhotoIndex, SidecarNaming};
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
 use darkroom_engine::{Role, Sessions};
-use darkroom_index::{Control, Event, Frame, JobConfig, Models, Thresholds, bursts, job};
+use darkroom_index::{Control, Event, JobConfig, Models, Thresholds, job};
 use darkroom_library::{ScanEvent, scan};
 use serde::Serialize;
 
@@ -214,42 +214,22 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         .into_iter()
         .filter(|(p, _)| wanted.contains(p))
         .collect();
-    let frames: Vec<Frame> = indexed
+    let analysed = darkroom_index::analyse(&indexed, &thresholds);
+    let bursts = analysed
         .iter()
-        .map(|(path, i)| Frame {
-            name: path.to_string_lossy().into_owned(),
-            captured_at: i.captured_at,
-            hash: i.phash,
-            sharpness: i.sharpness,
-            faces: i.faces.len(),
-            eyes_closed: i
-                .faces
-                .iter()
-                .filter(|f| f.eyes_closed == Some(true))
-                .count(),
-        })
-        .collect();
-    let groups = bursts::group(&frames, &thresholds.bursts);
-    let mut burst_of = vec![None; frames.len()];
-    let mut suggested = vec![false; frames.len()];
-    for (b, members) in groups.iter().enumerate() {
-        for &m in members {
-            burst_of[m] = Some(b);
-        }
-        if let Some(s) = bursts::suggest(&frames, members) {
-            suggested[s] = true;
-        }
-    }
+        .filter_map(|a| a.burst.as_ref().map(|b| b.id))
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     let results: Vec<PhotoOut> = indexed
         .iter()
-        .enumerate()
-        .map(|(n, (path, i))| PhotoOut {
-            path: path.clone(),
-            burst: burst_of[n],
-            suggested: suggested[n],
-            sharpness: i.sharpness,
-            blurry: i.sharpness < thresholds.blurry_below,
-            eyes_closed: i.faces.iter().any(|f| f.eyes_closed == Some(true)),
+        .zip(analysed)
+        .map(|((_, i), a)| PhotoOut {
+            path: a.path,
+            burst: a.burst.as_ref().map(|b| b.id),
+            suggested: a.burst.as_ref().is_some_and(|b| b.suggested),
+            sharpness: a.sharpness,
+            blurry: a.blurry,
+            eyes_closed: a.eyes_closed,
             faces: i
                 .faces
                 .iter()
@@ -279,7 +259,7 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
         skipped: summary.skipped,
         faces: results.iter().map(|r| r.faces.len()).sum(),
         people: people.len(),
-        bursts: groups.len(),
+        bursts,
         blurry: results.iter().filter(|r| r.blurry).count(),
         eyes_closed: results.iter().filter(|r| r.eyes_closed).count(),
         cancelled: summary.cancelled,

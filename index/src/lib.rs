@@ -3,12 +3,14 @@
 //! model_ids), and what is derived from its rows: focus, bursts and people. Sessions come from
 //! the engine through a `JobPin`; rows go to the catalog.
 
+pub mod analysis;
 pub mod bursts;
 pub mod focus;
 pub mod job;
 pub mod people;
 pub mod phash;
 
+pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};
 pub use job::{Control, Event, JobConfig, Models, Progress, Summary, Thresholds};
 pub use people::People;

@@ -29,6 +29,7 @@ pub enum Action {
     FilterLabel(ColourLabel),
     Settings,
     OpenFolder,
+    SortBySharpness,
 }
 
 pub struct Binding {
@@ -190,6 +191,12 @@ pub const KEYMAP: &[Binding] = &[
     ),
     ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
     ctrl(Key::O, Action::OpenFolder, "Ctrl+O", "Open a folder"),
+    bind(
+        Key::S,
+        Action::SortBySharpness,
+        "S",
+        "Sharpest first / folder order",
+    ),
 ];
 
 /// The actions pressed this frame, in keymap order. Ctrl+Z is matched before Z.

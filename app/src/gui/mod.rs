@@ -93,6 +93,8 @@ pub struct FaceTile {
 pub struct Entry {
     pub item: Item,
     pub faces: Faces,
+    /// What the index says (None: not indexed).
+    pub analysis: Option<darkroom_index::PhotoAnalysis>,
     pub decision: Decision,
     /// Sent to the catalog, not yet acknowledged as durable.
     pub pending: bool,
@@ -143,6 +145,10 @@ pub struct DarkRoom {
     catalog_path: PathBuf,
     /// The index job, while it runs.
     indexing: Option<Indexing>,
+    /// The folder's analysis being read from the index rows.
+    analysis_rx: Option<Receiver<Result<Vec<darkroom_index::PhotoAnalysis>, String>>>,
+    /// Show the sharpest first.
+    pub sort_by_sharpness: bool,
     /// Face crops being made for the loupe.
     face_requests: Vec<Receiver<workers::FaceCrops>>,
     /// The last index job's outcome, one line.
@@ -273,6 +279,8 @@ impl DarkRoom {
             catalog_path,
             indexing: None,
             face_requests: Vec::new(),
+            analysis_rx: None,
+            sort_by_sharpness: false,
             index_summary: None,
             frames: 0,
             deferred_folder: setup.folder,
@@ -435,10 +443,11 @@ impl DarkRoom {
             }
         }
         if let Some(result) = finished {
-            // The close-ups are made again from the new rows.
+            // The close-ups and the marks are made again from the new rows.
             for e in &mut self.entries {
                 e.faces = Faces::None;
             }
+            self.load_analysis();
             self.index_summary = Some(match result {
                 Ok(s) if s.cancelled => format!("Indexing cancelled · {} photos done", s.indexed),
                 Ok(s) => format!(
@@ -454,6 +463,43 @@ impl DarkRoom {
                 Err(e) => format!("Indexing failed: {e}"),
             });
             self.indexing = None;
+        }
+    }
+
+    fn load_analysis(&mut self) {
+        if self.entries.is_empty() {
+            return;
+        }
+        self.analysis_rx = Some(workers::load_analysis(
+            self.entries
+                .iter()
+                .map(|e| e.item.primary.clone())
+                .collect(),
+            self.catalog_path.clone(),
+            self.wake.clone(),
+        ));
+    }
+
+    fn poll_analysis(&mut self) {
+        let Some(rx) = &self.analysis_rx else {
+            return;
+        };
+        let answer = match rx.try_recv() {
+            Ok(answer) => answer,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => Err("stopped".into()),
+        };
+        self.analysis_rx = None;
+        match answer {
+            Ok(list) => {
+                let mut by_path: std::collections::HashMap<PathBuf, darkroom_index::PhotoAnalysis> =
+                    list.into_iter().map(|a| (a.path.clone(), a)).collect();
+                for e in &mut self.entries {
+                    e.analysis = by_path.remove(&e.item.primary);
+                }
+                self.refilter();
+            }
+            Err(e) => self.scan_errors.push(format!("cannot read the index: {e}")),
         }
     }
 
@@ -580,6 +626,7 @@ impl DarkRoom {
         self.poll_folder_dialog();
         self.poll_index();
         self.poll_faces(ctx);
+        self.poll_analysis();
         if let Some(rx) = &self.scan_rx {
             let (events, done) = workers::drain(rx, 2048);
             for e in events {
@@ -593,6 +640,7 @@ impl DarkRoom {
                             decided_here: false,
                             thumb: Picture::None,
                             faces: Faces::None,
+                            analysis: None,
                             loupe: Picture::None,
                             error: None,
                         });
@@ -603,6 +651,7 @@ impl DarkRoom {
             if done {
                 self.scan_rx = None;
                 self.scanning = false;
+                self.load_analysis();
             }
             self.refilter();
         }
@@ -702,6 +751,17 @@ impl DarkRoom {
                 }
             })
             .collect();
+        if self.sort_by_sharpness {
+            // Sharpest first; photos not indexed keep their order after them.
+            let sharpness = |i: usize| {
+                self.entries[i]
+                    .analysis
+                    .as_ref()
+                    .map_or(f32::NEG_INFINITY, |a| a.sharpness)
+            };
+            self.visible
+                .sort_by(|&a, &b| sharpness(b).total_cmp(&sharpness(a)));
+        }
         self.selected = current
             .and_then(|c| self.visible.iter().position(|&i| i == c))
             .unwrap_or(0)
@@ -774,6 +834,7 @@ impl DarkRoom {
         !self.scanning
             && self.indexing.is_none()
             && self.face_requests.is_empty()
+            && self.analysis_rx.is_none()
             && self.deferred_folder.is_none()
             && !self.choosing_folder()
             && self.grid_offset.is_none()
@@ -850,6 +911,10 @@ impl DarkRoom {
             }
             Action::Settings => self.overlay = Overlay::Settings,
             Action::OpenFolder => self.choose_folder(),
+            Action::SortBySharpness => {
+                self.sort_by_sharpness = !self.sort_by_sharpness;
+                self.refilter();
+            }
             Action::FilterAll => self.set_filter(Filter::All),
             Action::FilterPicks => self.set_filter(Filter::Picks),
             Action::FilterRejects => self.set_filter(Filter::Rejects),
@@ -1205,6 +1270,27 @@ fn badge_text(e: &Entry) -> String {
     parts.join(" · ")
 }
 
+/// The index's marks: blurry, eyes closed, the burst and its suggested keeper.
+fn marks_text(e: &Entry) -> String {
+    let Some(a) = &e.analysis else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(b) = &a.burst {
+        parts.push(format!("burst {}/{}", b.position, b.size));
+        if b.suggested {
+            parts.push("suggested".to_string());
+        }
+    }
+    if a.blurry {
+        parts.push("blurry".to_string());
+    }
+    if a.eyes_closed {
+        parts.push("eyes closed".to_string());
+    }
+    parts.join(" · ")
+}
+
 fn file_name(e: &Entry) -> String {
     e.item
         .primary
@@ -1216,10 +1302,6 @@ fn file_name(e: &Entry) -> String {
 fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
     let (rect, response) =
         ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
-    // Screen readers (and the UI tests) find a photo by its file name.
-    response.widget_info(|| {
-        egui::WidgetInfo::selected(egui::Role::Button, true, selected, file_name(e))
-    });
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
     let image_rect = rect.shrink(6.0).with_max_y(rect.max.y - 26.0);
@@ -1259,6 +1341,19 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             c,
         );
     }
+    let marks = marks_text(e);
+    if !marks.is_empty() {
+        // The index's marks over the picture's top edge, legible on any photo.
+        let font = egui::FontId::proportional(11.0);
+        let galley = painter.layout_no_wrap(marks, font, Color32::WHITE);
+        let at = rect.left_top() + egui::vec2(6.0, 6.0);
+        painter.rect_filled(
+            egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
+            3.0,
+            Color32::from_black_alpha(170),
+        );
+        painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::WHITE);
+    }
     let text = format!("{}  {}", file_name(e), badge_text(e));
     painter.text(
         rect.left_bottom() + egui::vec2(6.0, -14.0),
@@ -1287,7 +1382,11 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             egui::StrokeKind::Inside,
         );
     }
-    let mut label = format!("{} {}", file_name(e), badge_text(e));
+    let mut label = [file_name(e), badge_text(e), marks_text(e)]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ");
     if let Some(err) = &e.error {
         label.push_str(&format!(" · error: {err}"));
     }

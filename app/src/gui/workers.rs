@@ -439,3 +439,33 @@ pub fn face_crops(
     });
     rx
 }
+
+/// The folder's analysis from the index rows (bursts need every photo's row at once), read on a
+/// thread of its own with its own catalog connection.
+pub fn load_analysis(
+    photos: Vec<PathBuf>,
+    catalog: PathBuf,
+    wake: Waker,
+) -> Receiver<Result<Vec<darkroom_index::PhotoAnalysis>, String>> {
+    let (tx, rx) = sync_channel(1);
+    spawn("darkroom-analysis", move || {
+        let result = (|| -> Result<Vec<darkroom_index::PhotoAnalysis>, String> {
+            let catalog =
+                Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
+            let wanted: std::collections::HashSet<&PathBuf> = photos.iter().collect();
+            let indexed: Vec<_> = catalog
+                .all_indexed()
+                .map_err(|e| e.to_string())?
+                .into_iter()
+                .filter(|(p, _)| wanted.contains(p))
+                .collect();
+            Ok(darkroom_index::analyse(
+                &indexed,
+                &darkroom_index::Thresholds::default(),
+            ))
+        })();
+        let _ = tx.send(result);
+        wake();
+    });
+    rx
+}
