@@ -583,6 +583,61 @@ fn index_faces_from_the_window() {
         "folder order again"
     );
 
+    // People: the portrait and the burst's three frames are one person; the chip filters.
+    let people = h.state().people();
+    assert_eq!(
+        people.len(),
+        3,
+        "Grace Hopper, the astronaut, the cameraman: {people:?}"
+    );
+    let (grace, count, _, _) = people[0];
+    assert_eq!(count, 4);
+    h.get_by_label(&format!("Person {grace} (4)")).click();
+    settle(&mut h);
+    assert_eq!(h.state().visible.len(), 4);
+    h.snapshot("people_filter");
+    results.extend_harness(&mut h);
+    // Named, in the chip and in the catalog.
+    h.state_mut().name_person(grace, "Grace Hopper");
+    h.run_steps(2);
+    h.get_by_label("Grace Hopper (4)");
+    let catalog = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("catalog");
+    let embedder = catalog
+        .photo_index(&folder.join("grace_hopper.jpg"))
+        .expect("query")
+        .expect("indexed")
+        .stamp
+        .embedder
+        .expect("an embedder ran");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let named = catalog
+            .people(&embedder)
+            .expect("people")
+            .into_iter()
+            .any(|p| p.id == grace && p.name.as_deref() == Some("Grace Hopper"));
+        if named {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the name never reached the catalog"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.get_by_label("Grace Hopper (4)").click();
+    settle(&mut h);
+    assert_eq!(
+        h.state().visible.len(),
+        9,
+        "a second click shows everyone again"
+    );
+
     // The loupe shows the astronaut's face at 100%, with its focus and open eyes.
     h.set_size(egui::vec2(640.0, 480.0));
     h.key_press(Key::Space);

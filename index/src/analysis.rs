@@ -29,6 +29,9 @@ pub struct PhotoAnalysis {
     pub faces: usize,
     /// Some face has its eyes closed.
     pub eyes_closed: bool,
+    /// Each face's person (None without an embedder) and box, as fractions of the photo's
+    /// width and height, so any rendition of the photo can show it.
+    pub people: Vec<(Option<i64>, [f32; 4])>,
     pub burst: Option<BurstPlace>,
 }
 
@@ -73,6 +76,15 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             blurry: i.sharpness < thresholds.blurry_below,
             faces: i.faces.len(),
             eyes_closed: i.faces.iter().any(|f| f.eyes_closed == Some(true)),
+            people: i
+                .faces
+                .iter()
+                .map(|f| {
+                    let (w, h) = (i.width.max(1) as f32, i.height.max(1) as f32);
+                    let [x0, y0, x1, y1] = f.bbox;
+                    (f.person, [x0 / w, y0 / h, x1 / w, y1 / h])
+                })
+                .collect(),
             burst,
         })
         .collect()

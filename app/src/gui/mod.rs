@@ -40,6 +40,8 @@ pub enum Filter {
     Unflagged,
     MinStars(u8),
     Label(darkroom_catalog::ColourLabel),
+    /// Photos with this person in them.
+    Person(i64),
 }
 
 impl Filter {
@@ -51,6 +53,7 @@ impl Filter {
             Filter::Unflagged => "unflagged".into(),
             Filter::MinStars(n) => format!("{n}+ stars"),
             Filter::Label(c) => format!("{} label", c.xmp_name().to_lowercase()),
+            Filter::Person(id) => format!("person {id}"),
         }
     }
 }
@@ -146,7 +149,11 @@ pub struct DarkRoom {
     /// The index job, while it runs.
     indexing: Option<Indexing>,
     /// The folder's analysis being read from the index rows.
-    analysis_rx: Option<Receiver<Result<Vec<darkroom_index::PhotoAnalysis>, String>>>,
+    analysis_rx: Option<Receiver<Result<workers::FolderAnalysis, String>>>,
+    /// People's names, by person id.
+    pub person_names: std::collections::HashMap<i64, String>,
+    /// The person being named, and the text so far.
+    naming_person: Option<(i64, String)>,
     /// Show the sharpest first.
     pub sort_by_sharpness: bool,
     /// Face crops being made for the loupe.
@@ -280,6 +287,8 @@ impl DarkRoom {
             indexing: None,
             face_requests: Vec::new(),
             analysis_rx: None,
+            person_names: std::collections::HashMap::new(),
+            naming_person: None,
             sort_by_sharpness: false,
             index_summary: None,
             frames: 0,
@@ -491,9 +500,14 @@ impl DarkRoom {
         };
         self.analysis_rx = None;
         match answer {
-            Ok(list) => {
+            Ok(folder) => {
+                self.person_names = folder.names;
                 let mut by_path: std::collections::HashMap<PathBuf, darkroom_index::PhotoAnalysis> =
-                    list.into_iter().map(|a| (a.path.clone(), a)).collect();
+                    folder
+                        .photos
+                        .into_iter()
+                        .map(|a| (a.path.clone(), a))
+                        .collect();
                 for e in &mut self.entries {
                     e.analysis = by_path.remove(&e.item.primary);
                 }
@@ -501,6 +515,128 @@ impl DarkRoom {
             }
             Err(e) => self.scan_errors.push(format!("cannot read the index: {e}")),
         }
+    }
+
+    /// Give person `id` a name (empty: forget it); the catalog thread records it.
+    pub fn name_person(&mut self, id: i64, name: &str) {
+        let name = name.trim();
+        if name.is_empty() {
+            self.person_names.remove(&id);
+        } else {
+            self.person_names.insert(id, name.to_string());
+        }
+        let msg = workers::WriterMsg::NamePerson(id, (!name.is_empty()).then(|| name.to_string()));
+        if self.writer.jobs.try_send(msg).is_err() {
+            self.scan_errors
+                .push("the catalog is busy: the name was not saved".to_string());
+        }
+    }
+
+    /// People in this folder, most photos first: (person, photos, the entry and box of their
+    /// first face).
+    pub fn people(&self) -> Vec<(i64, usize, usize, [f32; 4])> {
+        let mut people: std::collections::BTreeMap<i64, (usize, usize, [f32; 4])> =
+            std::collections::BTreeMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let Some(a) = &e.analysis else { continue };
+            let mut seen = Vec::new();
+            for (p, b) in &a.people {
+                if let Some(p) = *p
+                    && !seen.contains(&p)
+                {
+                    seen.push(p);
+                    people.entry(p).or_insert((0, i, *b)).0 += 1;
+                }
+            }
+        }
+        let mut list: Vec<_> = people
+            .into_iter()
+            .map(|(id, (n, i, b))| (id, n, i, b))
+            .collect();
+        list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        list
+    }
+
+    pub fn person_label(&self, id: i64) -> String {
+        self.person_names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("Person {id}"))
+    }
+
+    /// A chip per person (their first face, name, photo count): a click shows only their
+    /// photos, again shows all; "Name…" in its menu names them.
+    fn people_strip(&mut self, ui: &mut egui::Ui) {
+        let people = self.people();
+        if people.is_empty() {
+            return;
+        }
+        for &(_, _, index, _) in &people {
+            self.request(index, THUMB_SIDE);
+        }
+        let mut clicked = None;
+        let mut start_naming = None;
+        egui::ScrollArea::horizontal()
+            .id_salt("people")
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    for &(id, count, index, b) in &people {
+                        let label = format!("{} ({count})", self.person_label(id));
+                        let selected = self.filter == Filter::Person(id);
+                        ui.vertical(|ui| {
+                            if let Picture::Ready(tex) = &self.entries[index].thumb {
+                                let uv = egui::Rect::from_min_max(
+                                    egui::pos2(b[0], b[1]),
+                                    egui::pos2(b[2], b[3]),
+                                );
+                                ui.add(egui::Image::new((tex.id(), egui::vec2(40.0, 40.0))).uv(uv));
+                            }
+                            let chip = ui.selectable_label(selected, label);
+                            if chip.clicked() {
+                                clicked = Some(id);
+                            }
+                            chip.context_menu(|ui| {
+                                if ui.button("Name…").clicked() {
+                                    start_naming = Some(id);
+                                    ui.close();
+                                }
+                            });
+                        });
+                    }
+                });
+            });
+        if let Some(id) = start_naming {
+            let current = self.person_names.get(&id).cloned().unwrap_or_default();
+            self.naming_person = Some((id, current));
+        }
+        if let Some((id, mut text)) = self.naming_person.take() {
+            let mut done = None;
+            ui.horizontal(|ui| {
+                let label = ui.label(format!("Name for {}:", self.person_label(id)));
+                let field = ui.text_edit_singleline(&mut text).labelled_by(label.id);
+                let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if ui.button("Save").clicked() || entered {
+                    done = Some(true);
+                }
+                if ui.button("Cancel").clicked() {
+                    done = Some(false);
+                }
+            });
+            match done {
+                Some(true) => self.name_person(id, &text),
+                Some(false) => {}
+                None => self.naming_person = Some((id, text)),
+            }
+        }
+        if let Some(id) = clicked {
+            let f = if self.filter == Filter::Person(id) {
+                Filter::All
+            } else {
+                Filter::Person(id)
+            };
+            self.set_filter(f);
+        }
+        ui.separator();
     }
 
     /// Ask for the close-ups of entry `index` once.
@@ -748,6 +884,10 @@ impl DarkRoom {
                     Filter::Unflagged => d.flag == Flag::Unflagged,
                     Filter::MinStars(n) => d.stars >= n,
                     Filter::Label(c) => d.label == Some(Label::Colour(c)),
+                    Filter::Person(id) => self.entries[i]
+                        .analysis
+                        .as_ref()
+                        .is_some_and(|a| a.people.iter().any(|(p, _)| *p == Some(id))),
                 }
             })
             .collect();
@@ -961,7 +1101,10 @@ impl DarkRoom {
                 self.empty_state(ui);
             } else {
                 match self.view {
-                    View::Grid => self.grid(ui, columns),
+                    View::Grid => {
+                        self.people_strip(ui);
+                        self.grid(ui, columns)
+                    }
                     View::Loupe => self.loupe(ui),
                     View::Compare => self.compare(ui),
                 }

@@ -151,6 +151,8 @@ pub struct DecisionAck {
 pub enum WriterMsg {
     Decide(DecisionJob),
     Naming(SidecarNaming),
+    /// Name a person (None: forget the name).
+    NamePerson(i64, Option<String>),
 }
 
 pub struct DecisionWriter {
@@ -216,6 +218,14 @@ pub fn decision_writer(
                 Ok(WriterMsg::Naming(n)) => {
                     if let Some(c) = catalog.as_mut() {
                         c.set_naming(n);
+                    }
+                    continue;
+                }
+                Ok(WriterMsg::NamePerson(id, name)) => {
+                    if let Some(c) = catalog.as_mut()
+                        && let Err(e) = c.name_person(id, name.as_deref())
+                    {
+                        eprintln!("darkroom: {e}");
                     }
                     continue;
                 }
@@ -442,14 +452,20 @@ pub fn face_crops(
 
 /// The folder's analysis from the index rows (bursts need every photo's row at once), read on a
 /// thread of its own with its own catalog connection.
+/// A folder's analysis and the names people were given.
+pub struct FolderAnalysis {
+    pub photos: Vec<darkroom_index::PhotoAnalysis>,
+    pub names: std::collections::HashMap<i64, String>,
+}
+
 pub fn load_analysis(
     photos: Vec<PathBuf>,
     catalog: PathBuf,
     wake: Waker,
-) -> Receiver<Result<Vec<darkroom_index::PhotoAnalysis>, String>> {
+) -> Receiver<Result<FolderAnalysis, String>> {
     let (tx, rx) = sync_channel(1);
     spawn("darkroom-analysis", move || {
-        let result = (|| -> Result<Vec<darkroom_index::PhotoAnalysis>, String> {
+        let result = (|| -> Result<FolderAnalysis, String> {
             let catalog =
                 Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
             let wanted: std::collections::HashSet<&PathBuf> = photos.iter().collect();
@@ -459,10 +475,22 @@ pub fn load_analysis(
                 .into_iter()
                 .filter(|(p, _)| wanted.contains(p))
                 .collect();
-            Ok(darkroom_index::analyse(
-                &indexed,
-                &darkroom_index::Thresholds::default(),
-            ))
+            let mut names = std::collections::HashMap::new();
+            let embedders: std::collections::BTreeSet<&String> = indexed
+                .iter()
+                .filter_map(|(_, i)| i.stamp.embedder.as_ref())
+                .collect();
+            for embedder in embedders {
+                for p in catalog.people(embedder).map_err(|e| e.to_string())? {
+                    if let Some(name) = p.name {
+                        names.insert(p.id, name);
+                    }
+                }
+            }
+            Ok(FolderAnalysis {
+                photos: darkroom_index::analyse(&indexed, &darkroom_index::Thresholds::default()),
+                names,
+            })
         })();
         let _ = tx.send(result);
         wake();
