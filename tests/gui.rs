@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use darkroom_app::gui::panels::EngineKnobs;
+use darkroom_app::gui::panels::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
@@ -94,6 +94,19 @@ fn knobs() -> EngineKnobs {
     }
 }
 
+/// The detector tiers as a machine with the fixtures has them, plus a Fast one said to be
+/// installed so a switch can be tested (no index job here runs it).
+fn detector_choices() -> Vec<DetectorChoice> {
+    DETECTOR_TIERS
+        .iter()
+        .map(|&(tier, model_id)| DetectorChoice {
+            tier,
+            model_id,
+            installed: model_id != "scrfd_10g",
+        })
+        .collect()
+}
+
 /// A folder dialog that nobody answers: these tests never open one.
 fn no_dialog() -> PickFolder {
     Arc::new(|_| panic!("no folder dialog in this test"))
@@ -127,6 +140,8 @@ fn harness_with(
         pick_folder,
         on_first_frame: Vec::new(),
         models_dir: None,
+        detectors: detector_choices(),
+        detector: "scrfd_2.5g".into(),
     };
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
@@ -454,6 +469,8 @@ fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
         pick_folder: no_dialog(),
         on_first_frame: Vec::new(),
         models_dir: Some(models()),
+        detectors: detector_choices(),
+        detector: "scrfd_2.5g".into(),
     };
     let app = DarkRoom::new(&egui::Context::default(), setup);
     Harness::builder()
@@ -638,7 +655,19 @@ fn index_faces_from_the_window() {
         "a second click shows everyone again"
     );
 
+    // Another detector in Settings: the rows made with this one are marked, not mixed in.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Comma);
+    h.run_steps(2);
+    h.get_by_label("Fast (scrfd_500m)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().detector, "scrfd_500m");
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    h.get_by_label_contains("astronaut.png · indexed with scrfd_2.5g");
+
     // The loupe shows the astronaut's face at 100%, with its focus and open eyes.
+    h.get_by_label_contains("astronaut.png").click();
+    h.run_steps(2);
     h.set_size(egui::vec2(640.0, 480.0));
     h.key_press(Key::Space);
     settle(&mut h);

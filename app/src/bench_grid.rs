@@ -61,6 +61,8 @@ impl Subject {
             pick_folder: std::sync::Arc::new(|_| None),
             on_first_frame: Vec::new(),
             models_dir: None,
+            detectors: Vec::new(),
+            detector: "scrfd_2.5g".into(),
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {

@@ -24,6 +24,8 @@ pub struct BurstPlace {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PhotoAnalysis {
     pub path: PathBuf,
+    /// The detector's model_id it was indexed with.
+    pub detector: String,
     pub sharpness: f32,
     pub blurry: bool,
     pub faces: usize,
@@ -72,6 +74,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .zip(places)
         .map(|((path, i), burst)| PhotoAnalysis {
             path: path.clone(),
+            detector: i.stamp.detector.clone(),
             sharpness: i.sharpness,
             blurry: i.sharpness < thresholds.blurry_below,
             faces: i.faces.len(),

@@ -148,6 +148,9 @@ pub struct DarkRoom {
     catalog_path: PathBuf,
     /// The index job, while it runs.
     indexing: Option<Indexing>,
+    pub detectors: Vec<panels::DetectorChoice>,
+    /// The face detector new index jobs use.
+    pub detector: String,
     /// The folder's analysis being read from the index rows.
     analysis_rx: Option<Receiver<Result<workers::FolderAnalysis, String>>>,
     /// People's names, by person id.
@@ -214,6 +217,9 @@ pub struct Setup {
     pub on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
     /// Where the models are, for the index job (None: no "Index faces").
     pub models_dir: Option<PathBuf>,
+    /// The detector tiers and which are installed (looked up before the window opens).
+    pub detectors: Vec<panels::DetectorChoice>,
+    pub detector: String,
 }
 
 /// What the window remembers between runs.
@@ -223,6 +229,9 @@ pub struct AppSettings {
     pub recent: Vec<PathBuf>,
     #[serde(default)]
     pub naming: SidecarNaming,
+    /// The face detector's model_id (None: the default tier).
+    #[serde(default)]
+    pub detector: Option<String>,
 }
 
 impl AppSettings {
@@ -287,6 +296,8 @@ impl DarkRoom {
             indexing: None,
             face_requests: Vec::new(),
             analysis_rx: None,
+            detectors: setup.detectors,
+            detector: setup.detector,
             person_names: std::collections::HashMap::new(),
             naming_person: None,
             sort_by_sharpness: false,
@@ -334,6 +345,7 @@ impl DarkRoom {
         let settings = AppSettings {
             recent: self.recent.clone(),
             naming: self.naming,
+            detector: Some(self.detector.clone()),
         };
         self.save(workers::SaveMsg::App(path, settings));
     }
@@ -418,6 +430,7 @@ impl DarkRoom {
                 .collect(),
             decode_threads: num_threads(),
             inference_threads: self.knobs.threads_in_effect,
+            detector: self.detector.clone(),
         };
         let control = Arc::new(darkroom_index::Control::default());
         self.index_summary = None;
@@ -1120,6 +1133,8 @@ impl DarkRoom {
                     status.as_ref(),
                     &mut self.naming,
                     &self.knobs,
+                    &self.detectors,
+                    &self.detector,
                 ) {
                     self.apply(change);
                 }
@@ -1151,6 +1166,10 @@ impl DarkRoom {
             panels::SettingsChange::Threads(n) => {
                 self.knobs.saved.threads = n;
                 self.save_backend_settings();
+            }
+            panels::SettingsChange::Detector(id) => {
+                self.detector = id;
+                self.save_settings();
             }
             panels::SettingsChange::Workspace(mb) => {
                 self.knobs.saved.workspace_mb = mb;
@@ -1301,7 +1320,7 @@ impl DarkRoom {
                         };
                         self.request(index, THUMB_SIDE);
                         let selected = v == self.selected;
-                        let response = cell(ui, &self.entries[index], selected);
+                        let response = cell(ui, &self.entries[index], selected, &self.detector);
                         if selected && follow {
                             response.scroll_to_me(None);
                             follow = false;
@@ -1414,11 +1433,15 @@ fn badge_text(e: &Entry) -> String {
 }
 
 /// The index's marks: blurry, eyes closed, the burst and its suggested keeper.
-fn marks_text(e: &Entry) -> String {
+fn marks_text(e: &Entry, detector: &str) -> String {
     let Some(a) = &e.analysis else {
         return String::new();
     };
     let mut parts = Vec::new();
+    if a.detector != detector {
+        // Never mixed silently: these rows came from another detector.
+        parts.push(format!("indexed with {}", a.detector));
+    }
     if let Some(b) = &a.burst {
         parts.push(format!("burst {}/{}", b.position, b.size));
         if b.suggested {
@@ -1442,7 +1465,7 @@ fn file_name(e: &Entry) -> String {
         .unwrap_or_default()
 }
 
-fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
+fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool, detector: &str) -> egui::Response {
     let (rect, response) =
         ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
     let painter = ui.painter_at(rect);
@@ -1484,7 +1507,7 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             c,
         );
     }
-    let marks = marks_text(e);
+    let marks = marks_text(e, detector);
     if !marks.is_empty() {
         // The index's marks over the picture's top edge, legible on any photo.
         let font = egui::FontId::proportional(11.0);
@@ -1525,7 +1548,7 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool) -> egui::Response {
             egui::StrokeKind::Inside,
         );
     }
-    let mut label = [file_name(e), badge_text(e), marks_text(e)]
+    let mut label = [file_name(e), badge_text(e), marks_text(e, detector)]
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
@@ -1655,6 +1678,18 @@ pub fn run(
         });
     let models = crate::cli::models_dir(None)?;
     let models_dir = models.clone();
+    // A few stats before the window opens: which detector files are there.
+    let detectors = panels::DETECTOR_TIERS
+        .iter()
+        .map(|&(tier, model_id)| panels::DetectorChoice {
+            tier,
+            model_id,
+            installed: darkroom_engine::CardSet::builtin()
+                .ok()
+                .and_then(|cards| cards.get(model_id).ok().map(|c| models.join(&c.file)))
+                .is_some_and(|f| f.is_file()),
+        })
+        .collect();
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
     // Loading the runtime, hashing the models and probing are CPU work: after the first frame.
     let start_engine = move || {
@@ -1690,6 +1725,11 @@ pub fn run(
         inference_dir: Some(inference_dir),
         pick_folder: workers::system_folder_dialog(),
         on_first_frame: vec![Box::new(start_engine)],
+        detectors,
+        detector: settings
+            .detector
+            .clone()
+            .unwrap_or_else(|| panels::DEFAULT_DETECTOR.to_string()),
         models_dir: Some(models_dir),
     };
     let options = eframe::NativeOptions {

@@ -20,6 +20,26 @@ pub enum SettingsChange {
     /// None: automatic.
     Threads(Option<usize>),
     Workspace(Option<u64>),
+    /// The face detector's model_id.
+    Detector(String),
+}
+
+/// The face detector choices, as data: a name for each SCRFD size.
+pub const DETECTOR_TIERS: &[(&str, &str)] = &[
+    ("Fast", "scrfd_500m"),
+    ("Balanced", "scrfd_2.5g"),
+    ("Thorough", "scrfd_10g"),
+];
+
+/// The default tier's detector.
+pub const DEFAULT_DETECTOR: &str = "scrfd_2.5g";
+
+/// A detector tier and whether its model file is installed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetectorChoice {
+    pub tier: &'static str,
+    pub model_id: &'static str,
+    pub installed: bool,
 }
 
 /// The engine's tunables as Settings shows them: what is saved, what this process runs with,
@@ -173,6 +193,8 @@ pub fn settings(
     status: Option<&BackendStatus>,
     naming: &mut SidecarNaming,
     knobs: &EngineKnobs,
+    detectors: &[DetectorChoice],
+    detector: &str,
 ) -> Option<SettingsChange> {
     let mut open = true;
     let mut change = None;
@@ -221,6 +243,23 @@ pub fn settings(
                     ui.label(p);
                     ui.end_row();
                 }
+                ui.label("Face detector");
+                ui.vertical(|ui| {
+                    for d in detectors {
+                        let text = format!("{} ({})", d.tier, d.model_id);
+                        let r = ui
+                            .add_enabled(
+                                d.installed,
+                                egui::RadioButton::new(detector == d.model_id, text),
+                            )
+                            .on_disabled_hover_text("Not installed: darkroom models import");
+                        if r.clicked() && detector != d.model_id {
+                            change = Some(SettingsChange::Detector(d.model_id.to_string()));
+                        }
+                    }
+                    ui.weak("Photos indexed with another detector are marked; Index faces redoes them.");
+                });
+                ui.end_row();
                 ui.label("Sidecar files");
                 ui.vertical(|ui| {
                     let before = *naming;

@@ -331,6 +331,8 @@ pub struct IndexRequest {
     pub photos: Vec<PathBuf>,
     pub decode_threads: usize,
     pub inference_threads: usize,
+    /// The detector's model_id (Settings' choice).
+    pub detector: String,
 }
 
 /// The index job on a thread of its own: sessions from the pin taken when it was asked for,
@@ -350,6 +352,7 @@ pub fn index_job(
             photos,
             decode_threads,
             inference_threads,
+            detector,
         } = request;
         let result = (|| -> anyhow::Result<darkroom_index::Summary> {
             let store =
@@ -359,7 +362,7 @@ pub fn index_job(
                 store,
                 inference_threads,
             )?;
-            let mut models = crate::index_cmd::open_models(&sessions, &pin, None, None)?;
+            let mut models = crate::index_cmd::open_models(&sessions, &pin, Some(detector), None)?;
             let mut catalog = Catalog::open(&catalog, SidecarNaming::default())?;
             let config = darkroom_index::JobConfig {
                 photos,
