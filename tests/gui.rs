@@ -142,6 +142,7 @@ fn harness_with(
         models_dir: None,
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
+        blurry_below: 40.0,
     };
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
@@ -471,6 +472,7 @@ fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
         models_dir: Some(models()),
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
+        blurry_below: 40.0,
     };
     let app = DarkRoom::new(&egui::Context::default(), setup);
     Harness::builder()
@@ -651,9 +653,20 @@ fn index_faces_from_the_window() {
     settle(&mut h);
     assert_eq!(
         h.state().visible.len(),
-        9,
-        "a second click shows everyone again"
+        7,
+        "a second click shows everyone again, the burst as its suggested frame"
     );
+    // B opens the burst and closes it again.
+    h.get_by_label_contains("burst_2.png").click();
+    h.run_steps(2);
+    h.key_press(Key::B);
+    h.run_steps(2);
+    assert_eq!(h.state().visible.len(), 9, "the burst open");
+    h.get_by_label_contains("burst 2/3");
+    h.key_press(Key::B);
+    h.run_steps(2);
+    assert_eq!(h.state().visible.len(), 7, "the burst stacked again");
+    h.get_by_label_contains("burst of 3 (B opens)");
 
     // Another detector in Settings: the rows made with this one are marked, not mixed in.
     h.key_press_modifiers(egui::Modifiers::COMMAND, Key::Comma);

@@ -63,6 +63,7 @@ impl Subject {
             models_dir: None,
             detectors: Vec::new(),
             detector: "scrfd_2.5g".into(),
+            blurry_below: 40.0,
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {

@@ -30,6 +30,7 @@ pub enum Action {
     Settings,
     OpenFolder,
     SortBySharpness,
+    ToggleBurst,
 }
 
 pub struct Binding {
@@ -191,6 +192,12 @@ pub const KEYMAP: &[Binding] = &[
     ),
     ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
     ctrl(Key::O, Action::OpenFolder, "Ctrl+O", "Open a folder"),
+    bind(
+        Key::B,
+        Action::ToggleBurst,
+        "B",
+        "Open / close the selected burst",
+    ),
     bind(
         Key::S,
         Action::SortBySharpness,

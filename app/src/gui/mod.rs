@@ -159,6 +159,10 @@ pub struct DarkRoom {
     naming_person: Option<(i64, String)>,
     /// Show the sharpest first.
     pub sort_by_sharpness: bool,
+    /// Bursts show as their suggested frame until opened (B).
+    pub expanded_bursts: std::collections::HashSet<usize>,
+    /// Sharpness under which a photo is marked blurry (Settings).
+    pub blurry_below: f32,
     /// Face crops being made for the loupe.
     face_requests: Vec<Receiver<workers::FaceCrops>>,
     /// The last index job's outcome, one line.
@@ -220,6 +224,8 @@ pub struct Setup {
     /// The detector tiers and which are installed (looked up before the window opens).
     pub detectors: Vec<panels::DetectorChoice>,
     pub detector: String,
+    /// Sharpness under which a photo is marked blurry.
+    pub blurry_below: f32,
 }
 
 /// What the window remembers between runs.
@@ -232,6 +238,9 @@ pub struct AppSettings {
     /// The face detector's model_id (None: the default tier).
     #[serde(default)]
     pub detector: Option<String>,
+    /// Sharpness under which a photo is "blurry" (None: the default).
+    #[serde(default)]
+    pub blurry_below: Option<f32>,
 }
 
 impl AppSettings {
@@ -301,6 +310,8 @@ impl DarkRoom {
             person_names: std::collections::HashMap::new(),
             naming_person: None,
             sort_by_sharpness: false,
+            expanded_bursts: std::collections::HashSet::new(),
+            blurry_below: setup.blurry_below,
             index_summary: None,
             frames: 0,
             deferred_folder: setup.folder,
@@ -346,6 +357,7 @@ impl DarkRoom {
             recent: self.recent.clone(),
             naming: self.naming,
             detector: Some(self.detector.clone()),
+            blurry_below: Some(self.blurry_below),
         };
         self.save(workers::SaveMsg::App(path, settings));
     }
@@ -904,6 +916,19 @@ impl DarkRoom {
                 }
             })
             .collect();
+        if self.filter == Filter::All {
+            // A burst shows as its suggested frame until it is opened. Filters show every
+            // frame they match: a pick inside a burst must never hide.
+            let entries = &self.entries;
+            let expanded = &self.expanded_bursts;
+            self.visible.retain(|&i| {
+                entries[i]
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.burst.as_ref())
+                    .is_none_or(|b| b.suggested || expanded.contains(&b.id))
+            });
+        }
         if self.sort_by_sharpness {
             // Sharpest first; photos not indexed keep their order after them.
             let sharpness = |i: usize| {
@@ -1064,6 +1089,19 @@ impl DarkRoom {
             }
             Action::Settings => self.overlay = Overlay::Settings,
             Action::OpenFolder => self.choose_folder(),
+            Action::ToggleBurst => {
+                let burst = self
+                    .selected_index()
+                    .and_then(|i| self.entries[i].analysis.as_ref())
+                    .and_then(|a| a.burst.as_ref())
+                    .map(|b| b.id);
+                if let Some(id) = burst {
+                    if !self.expanded_bursts.remove(&id) {
+                        self.expanded_bursts.insert(id);
+                    }
+                    self.refilter();
+                }
+            }
             Action::SortBySharpness => {
                 self.sort_by_sharpness = !self.sort_by_sharpness;
                 self.refilter();
@@ -1133,8 +1171,11 @@ impl DarkRoom {
                     status.as_ref(),
                     &mut self.naming,
                     &self.knobs,
-                    &self.detectors,
-                    &self.detector,
+                    panels::IndexSettings {
+                        detectors: &self.detectors,
+                        detector: &self.detector,
+                        blurry_below: self.blurry_below,
+                    },
                 ) {
                     self.apply(change);
                 }
@@ -1166,6 +1207,10 @@ impl DarkRoom {
             panels::SettingsChange::Threads(n) => {
                 self.knobs.saved.threads = n;
                 self.save_backend_settings();
+            }
+            panels::SettingsChange::BlurryBelow(v) => {
+                self.blurry_below = v;
+                self.save_settings();
             }
             panels::SettingsChange::Detector(id) => {
                 self.detector = id;
@@ -1320,7 +1365,13 @@ impl DarkRoom {
                         };
                         self.request(index, THUMB_SIDE);
                         let selected = v == self.selected;
-                        let response = cell(ui, &self.entries[index], selected, &self.detector);
+                        let marks = Marks {
+                            detector: &self.detector,
+                            blurry_below: self.blurry_below,
+                            stacked: self.filter == Filter::All,
+                            expanded: &self.expanded_bursts,
+                        };
+                        let response = cell(ui, &self.entries[index], selected, &marks);
                         if selected && follow {
                             response.scroll_to_me(None);
                             follow = false;
@@ -1433,22 +1484,35 @@ fn badge_text(e: &Entry) -> String {
 }
 
 /// The index's marks: blurry, eyes closed, the burst and its suggested keeper.
-fn marks_text(e: &Entry, detector: &str) -> String {
+/// What the grid's marks depend on besides the photo.
+struct Marks<'a> {
+    detector: &'a str,
+    blurry_below: f32,
+    /// Bursts are stacked in this view (no filter).
+    stacked: bool,
+    expanded: &'a std::collections::HashSet<usize>,
+}
+
+fn marks_text(e: &Entry, m: &Marks<'_>) -> String {
     let Some(a) = &e.analysis else {
         return String::new();
     };
     let mut parts = Vec::new();
-    if a.detector != detector {
+    if a.detector != m.detector {
         // Never mixed silently: these rows came from another detector.
         parts.push(format!("indexed with {}", a.detector));
     }
     if let Some(b) = &a.burst {
-        parts.push(format!("burst {}/{}", b.position, b.size));
+        if m.stacked && !m.expanded.contains(&b.id) {
+            parts.push(format!("burst of {} (B opens)", b.size));
+        } else {
+            parts.push(format!("burst {}/{}", b.position, b.size));
+        }
         if b.suggested {
             parts.push("suggested".to_string());
         }
     }
-    if a.blurry {
+    if a.sharpness < m.blurry_below {
         parts.push("blurry".to_string());
     }
     if a.eyes_closed {
@@ -1465,7 +1529,7 @@ fn file_name(e: &Entry) -> String {
         .unwrap_or_default()
 }
 
-fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool, detector: &str) -> egui::Response {
+fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool, marks: &Marks<'_>) -> egui::Response {
     let (rect, response) =
         ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
     let painter = ui.painter_at(rect);
@@ -1507,11 +1571,11 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool, detector: &str) -> egui::R
             c,
         );
     }
-    let marks = marks_text(e, detector);
-    if !marks.is_empty() {
+    let marks_line = marks_text(e, marks);
+    if !marks_line.is_empty() {
         // The index's marks over the picture's top edge, legible on any photo.
         let font = egui::FontId::proportional(11.0);
-        let galley = painter.layout_no_wrap(marks, font, Color32::WHITE);
+        let galley = painter.layout_no_wrap(marks_line, font, Color32::WHITE);
         let at = rect.left_top() + egui::vec2(6.0, 6.0);
         painter.rect_filled(
             egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
@@ -1548,7 +1612,7 @@ fn cell(ui: &mut egui::Ui, e: &Entry, selected: bool, detector: &str) -> egui::R
             egui::StrokeKind::Inside,
         );
     }
-    let mut label = [file_name(e), badge_text(e), marks_text(e, detector)]
+    let mut label = [file_name(e), badge_text(e), marks_text(e, marks)]
         .into_iter()
         .filter(|s| !s.is_empty())
         .collect::<Vec<_>>()
@@ -1730,6 +1794,9 @@ pub fn run(
             .detector
             .clone()
             .unwrap_or_else(|| panels::DEFAULT_DETECTOR.to_string()),
+        blurry_below: settings
+            .blurry_below
+            .unwrap_or(darkroom_index::Thresholds::default().blurry_below),
         models_dir: Some(models_dir),
     };
     let options = eframe::NativeOptions {

@@ -13,7 +13,7 @@ use super::Overlay;
 use super::keymap::KEYMAP;
 
 /// A change the user made in Settings, applied (and persisted) by the app off the UI thread.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum SettingsChange {
     Force(Option<Rung>),
     Naming(SidecarNaming),
@@ -22,6 +22,7 @@ pub enum SettingsChange {
     Workspace(Option<u64>),
     /// The face detector's model_id.
     Detector(String),
+    BlurryBelow(f32),
 }
 
 /// The face detector choices, as data: a name for each SCRFD size.
@@ -33,6 +34,13 @@ pub const DETECTOR_TIERS: &[(&str, &str)] = &[
 
 /// The default tier's detector.
 pub const DEFAULT_DETECTOR: &str = "scrfd_2.5g";
+
+/// The index's settings as Settings shows them.
+pub struct IndexSettings<'a> {
+    pub detectors: &'a [DetectorChoice],
+    pub detector: &'a str,
+    pub blurry_below: f32,
+}
 
 /// A detector tier and whether its model file is installed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -193,9 +201,13 @@ pub fn settings(
     status: Option<&BackendStatus>,
     naming: &mut SidecarNaming,
     knobs: &EngineKnobs,
-    detectors: &[DetectorChoice],
-    detector: &str,
+    index: IndexSettings<'_>,
 ) -> Option<SettingsChange> {
+    let IndexSettings {
+        detectors,
+        detector,
+        blurry_below,
+    } = index;
     let mut open = true;
     let mut change = None;
     window("Settings", &mut open).show(ctx, |ui| {
@@ -258,6 +270,18 @@ pub fn settings(
                         }
                     }
                     ui.weak("Photos indexed with another detector are marked; Index faces redoes them.");
+                });
+                ui.end_row();
+                let label = ui.label("Blurry below").id;
+                ui.vertical(|ui| {
+                    let mut v = blurry_below;
+                    let field = ui
+                        .add(egui::DragValue::new(&mut v).range(0.0..=2000.0).speed(1.0))
+                        .labelled_by(label);
+                    if field.changed() && v != blurry_below {
+                        change = Some(SettingsChange::BlurryBelow(v));
+                    }
+                    ui.weak("Sharpness (variance of the Laplacian at a fixed scale) under which a photo is marked blurry.");
                 });
                 ui.end_row();
                 ui.label("Sidecar files");
