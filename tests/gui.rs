@@ -126,24 +126,35 @@ fn harness_with(
     backend: BackendStatus,
     pick_folder: PickFolder,
 ) -> Harness<'static, DarkRoom> {
-    let setup = Setup {
+    let mut setup = setup(dir, folder, StatusSource::Fixed(Box::new(backend)));
+    setup.pick_folder = pick_folder;
+    build(setup)
+}
+
+/// The window's set-up for a test in `dir`: nothing persisted but the catalog and the engine's
+/// settings, fixed knobs and detector choices, no engine start, no folder dialog.
+fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -> Setup {
+    Setup {
         folder,
         catalog: dir.join("catalog.sqlite"),
         thumb_cache: dir.join("thumbs"),
         naming: SidecarNaming::WithExtension,
         recent: Vec::new(),
-        status: StatusSource::Fixed(Box::new(backend)),
+        status,
         thumb_threads: 2,
         knobs: knobs(),
         settings_file: None,
         inference_dir: Some(dir.join("inference")),
-        pick_folder,
+        pick_folder: no_dialog(),
         on_first_frame: Vec::new(),
         models_dir: None,
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
         blurry_below: 40.0,
-    };
+    }
+}
+
+fn build(setup: Setup) -> Harness<'static, DarkRoom> {
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
     Harness::builder()
@@ -456,29 +467,9 @@ fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
     };
     let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
     let backend = Backend::start(rt, store, config);
-    let setup = Setup {
-        folder: Some(folder),
-        catalog: dir.join("catalog.sqlite"),
-        thumb_cache: dir.join("thumbs"),
-        naming: SidecarNaming::WithExtension,
-        recent: Vec::new(),
-        status: StatusSource::Live(backend),
-        thumb_threads: 2,
-        knobs: knobs(),
-        settings_file: None,
-        inference_dir: None,
-        pick_folder: no_dialog(),
-        on_first_frame: Vec::new(),
-        models_dir: Some(models()),
-        detectors: detector_choices(),
-        detector: "scrfd_2.5g".into(),
-        blurry_below: 40.0,
-    };
-    let app = DarkRoom::new(&egui::Context::default(), setup);
-    Harness::builder()
-        .with_size([1000.0, 640.0])
-        .wgpu()
-        .build_ui_state(|ui, app: &mut DarkRoom| app.ui(ui), app)
+    let mut setup = setup(dir, Some(folder), StatusSource::Live(backend));
+    setup.models_dir = Some(models());
+    build(setup)
 }
 
 #[test]
