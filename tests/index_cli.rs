@@ -207,3 +207,37 @@ fn people_group_the_same_face_and_only_it() {
     assert_eq!(people.len(), 4, "four people, apart: {person_of:?}");
     assert_eq!(report["people"], 4);
 }
+
+#[test]
+fn the_window_s_detector_and_blurry_threshold_hold_for_the_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, &["grace_hopper.jpg", "coffee.png"]);
+    let settings = dir.path().join("settings.json");
+
+    // A threshold no photo reaches: both are blurry.
+    std::fs::write(&settings, r#"{"blurry_below": 1000000.0}"#).expect("write");
+    let report = index(dir.path(), &folder);
+    assert_eq!(report["blurry"], 2, "{report}");
+
+    // A detector that is not installed: the job says which, and a flag overrides it.
+    std::fs::write(&settings, r#"{"detector": "scrfd_500m"}"#).expect("write");
+    let out = darkroom_on(Rt::Ort, dir.path())
+        .env("DARKROOM_MODELS", models())
+        .args(["index", "--json", "--catalog"])
+        .arg(dir.path().join("catalog.sqlite"))
+        .arg(&folder)
+        .output()
+        .expect("darkroom starts");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("scrfd_500m"), "{err}");
+    let report = json(&run_ok(
+        darkroom_on(Rt::Ort, dir.path())
+            .env("DARKROOM_MODELS", models())
+            .args(["index", "--json", "--detector", "scrfd_2.5g", "--catalog"])
+            .arg(dir.path().join("catalog.sqlite"))
+            .arg(&folder),
+    ));
+    assert_eq!(report["model_ids"]["detector"], "scrfd_2.5g");
+}

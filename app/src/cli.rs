@@ -83,7 +83,8 @@ pub enum Command {
         catalog: Option<PathBuf>,
         #[arg(long)]
         models: Option<PathBuf>,
-        /// Detector model_id (default: scrfd_2.5g if installed, else the first installed).
+        /// Detector model_id (default: the window's choice in Settings, else scrfd_2.5g if
+        /// installed, else the first installed).
         #[arg(long)]
         detector: Option<String>,
         /// Embedder model_id (default: the first installed; none installed: no people).

@@ -154,10 +154,14 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
     let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
     backend.wait_ready(wait);
     let pin = backend.pin();
+    // The window's choices (detector, blurry threshold) hold here too, unless a flag says.
+    let window = darkroom_engine::paths::data_dir()
+        .map(|d| crate::gui::AppSettings::load(&d.join("settings.json")))
+        .unwrap_or_default();
     let mut models = open_models(
         &sessions,
         &pin,
-        args.detector.clone(),
+        args.detector.clone().or(window.detector),
         args.embedder.clone(),
     )?;
     let catalog_path = match &args.catalog {
@@ -167,7 +171,10 @@ pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
             .join("catalog.sqlite"),
     };
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-    let thresholds = Thresholds::default();
+    let mut thresholds = Thresholds::default();
+    if let Some(v) = window.blurry_below {
+        thresholds.blurry_below = v;
+    }
     let config = JobConfig {
         photos: photos.clone(),
         backend: pin.line.clone(),
