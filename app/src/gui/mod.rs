@@ -1420,10 +1420,15 @@ impl DarkRoom {
         }
         caption(ui, &self.entries[index]);
         self.request_faces(index);
-        if let Faces::Ready(tiles) = &self.entries[index].faces
-            && !tiles.is_empty()
-        {
-            egui::Panel::bottom("faces").show(ui, |ui| face_strip(ui, tiles));
+        match &self.entries[index].faces {
+            Faces::Ready(tiles) if !tiles.is_empty() => {
+                egui::Panel::bottom("faces").show(ui, |ui| face_strip(ui, tiles));
+            }
+            // The close-ups could not be made: say why rather than show nothing.
+            Faces::Failed(e) => {
+                ui.colored_label(Color32::LIGHT_RED, format!("Faces: {e}"));
+            }
+            _ => {}
         }
         let zoom = self.zoom_100;
         show_picture(ui, &self.entries[index], zoom);
@@ -1743,15 +1748,16 @@ pub fn run(
     let models = crate::cli::models_dir(None)?;
     let models_dir = models.clone();
     // A few stats before the window opens: which detector files are there.
+    let cards = darkroom_engine::CardSet::builtin().ok();
     let detectors = panels::DETECTOR_TIERS
         .iter()
         .map(|&(tier, model_id)| panels::DetectorChoice {
             tier,
             model_id,
-            installed: darkroom_engine::CardSet::builtin()
-                .ok()
-                .and_then(|cards| cards.get(model_id).ok().map(|c| models.join(&c.file)))
-                .is_some_and(|f| f.is_file()),
+            installed: cards
+                .as_ref()
+                .and_then(|cards| cards.get(model_id).ok())
+                .is_some_and(|c| models.join(&c.file).is_file()),
         })
         .collect();
     let (tx, rx) = std::sync::mpsc::sync_channel(1);
