@@ -2,6 +2,8 @@
 //! Mesa lavapipe and compared with committed snapshots; and checked against the catalog and
 //! the sidecars it writes.
 
+#[path = "../models/tests/support/http.rs"]
+mod http;
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -151,6 +153,7 @@ fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -> Setup {
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
         blurry_below: 40.0,
+        model_mirror: None,
     }
 }
 
@@ -860,4 +863,62 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
         "left untouched"
     );
     h.snapshot("grid_errors");
+}
+
+#[test]
+fn the_models_window_downloads_after_the_licence_is_ticked() {
+    use egui_kittest::kittest::NodeT;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eye = std::fs::read(assets().join("models/fr_eye.onnx")).expect("fetched model");
+    let server = http::Server::start(std::collections::HashMap::from([(
+        "/fr_eye.onnx".to_string(),
+        http::Serve::Whole(eye.clone()),
+    )]));
+    // The window shows the models folder's path: a fixed one keeps the snapshot stable.
+    let models = std::env::temp_dir().join("darkroom-gui-test-models");
+    let _ = std::fs::remove_dir_all(&models);
+    let mut setup = setup(
+        dir.path(),
+        Some(sample_folder(dir.path())),
+        StatusSource::Fixed(Box::new(ort_cpu())),
+    );
+    setup.models_dir = Some(models.clone());
+    setup.model_mirror = Some(server.base.clone());
+    // First run: no detector installed, so the window points at the Models window.
+    setup.detectors.iter_mut().for_each(|d| d.installed = false);
+    let mut h = build(setup);
+    settle(&mut h);
+    h.get_by_label("Get face models…").click();
+    h.step();
+    assert_eq!(h.state().overlay, Overlay::Models);
+    settle(&mut h);
+
+    // Download stays off until the licence is ticked; nothing is fetched before.
+    let download = h.get_by_label("Download fr_eye.onnx");
+    assert!(
+        download.accesskit_node().is_disabled(),
+        "enabled before the licence"
+    );
+    download.click();
+    h.run_steps(2);
+    assert!(
+        server.seen().is_empty(),
+        "fetched before the licence was accepted"
+    );
+    h.get_by_label("I accept the licence of fr_eye.onnx")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Download fr_eye.onnx").click();
+    h.step();
+    settle(&mut h);
+
+    assert_eq!(server.seen().len(), 1);
+    assert_eq!(
+        std::fs::read(models.join("fr_eye.onnx")).expect("installed"),
+        eye
+    );
+    h.get_by_label_contains("1afcea006abc");
+    h.get_by_label("fr_eye installed and verified");
+    h.snapshot("models_window");
+    let _ = std::fs::remove_dir_all(&models);
 }

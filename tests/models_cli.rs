@@ -1,6 +1,8 @@
 //! Model files are hash-addressed and contract-checked: `darkroom models import` and the faults
 //! a model file can have, through the real binary on the real ONNX Runtime.
 
+#[path = "../models/tests/support/http.rs"]
+mod http;
 mod support;
 
 use std::path::Path;
@@ -179,4 +181,72 @@ fn an_embedder_is_never_opened_as_a_detector() {
         msg.contains("has role embedder, asked for as detector"),
         "{msg}"
     );
+}
+
+#[test]
+fn models_fetch_shows_the_licence_first_then_downloads_and_verifies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let eye = std::fs::read(models().join("fr_eye.onnx")).expect("fetched model");
+    let server = http::Server::start(std::collections::HashMap::from([(
+        "/fr_eye.onnx".to_string(),
+        http::Serve::Whole(eye.clone()),
+    )]));
+    let m = dir.path().join("models");
+    let fetch = |accept: bool| {
+        let mut cmd = darkroom(dir.path());
+        cmd.args([
+            "models",
+            "fetch",
+            "fr_eye",
+            "--mirror",
+            &server.base,
+            "--models",
+        ])
+        .arg(&m);
+        if accept {
+            cmd.arg("--accept-licence");
+        }
+        cmd.output().expect("runs")
+    };
+
+    let out = fetch(false);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("licence: unknown provenance: test fixture only")
+            && stdout.contains("--accept-licence"),
+        "{stdout}"
+    );
+    assert!(
+        server.seen().is_empty(),
+        "fetched before the licence was accepted"
+    );
+
+    let out = fetch(true);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("fr_eye: installed (sha256 1afcea006abc)"),
+        "{stdout}"
+    );
+    assert_eq!(
+        std::fs::read(m.join("fr_eye.onnx")).expect("installed"),
+        eye
+    );
+
+    // A file that is then damaged on disk is quarantined by `models verify`.
+    std::fs::write(m.join("fr_eye.onnx"), b"damaged").expect("damage");
+    let out = run_ok(
+        darkroom(dir.path())
+            .args(["models", "verify", "--models"])
+            .arg(&m),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("quarantined fr_eye"), "{stderr}");
+    assert!(!m.join("fr_eye.onnx").exists());
+    assert!(m.join("quarantine").read_dir().expect("quarantine").count() >= 2);
 }

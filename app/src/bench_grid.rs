@@ -64,6 +64,7 @@ impl Subject {
             detectors: Vec::new(),
             detector: "scrfd_2.5g".into(),
             blurry_below: 40.0,
+            model_mirror: None,
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {

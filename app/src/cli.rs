@@ -229,6 +229,32 @@ pub enum ModelsCommand {
         #[arg(long)]
         models: Option<PathBuf>,
     },
+    /// Download models from their upstream (or a mirror), verify size and sha256, install.
+    /// Without --accept-licence it prints each licence and fetches nothing.
+    Fetch {
+        /// model_ids to fetch (default: every card with a download, except test fixtures).
+        model_ids: Vec<String>,
+        /// I have read the licences printed without this flag, and accept them.
+        #[arg(long)]
+        accept_licence: bool,
+        /// Fetch files by name from this base URL instead (default: DARKROOM_MODEL_MIRROR).
+        #[arg(long)]
+        mirror: Option<String>,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Install what a folder holds (model files, or an upstream archive), checked against the
+    /// pinned hashes. The folder is only read.
+    InstallFrom {
+        folder: PathBuf,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Move every installed file that fails its hash into the models dir's quarantine/.
+    Verify {
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
 }
 
 /// Choose and install this process's runtime (once). A backend override of `tract`

@@ -1,8 +1,10 @@
-//! `darkroom models list|import`.
+//! `darkroom models list|import|fetch|install-from|verify`.
 
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 
 use darkroom_engine::{CardSet, ModelStore};
+use darkroom_models::{CardState, ModelManager, Progress};
 use serde::Serialize;
 
 use crate::cli::ModelsCommand;
@@ -79,5 +81,145 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        ModelsCommand::Fetch {
+            model_ids,
+            accept_licence,
+            mirror,
+            models,
+        } => fetch(model_ids, accept_licence, mirror, models),
+        ModelsCommand::InstallFrom { folder, models } => {
+            let manager = manager(models, None)?;
+            let report = manager.install_from_folder(&folder);
+            if report.is_empty() {
+                println!("nothing in {} that a model card names", folder.display());
+            }
+            let mut failed = false;
+            for (id, result) in report {
+                match result {
+                    Ok(i) => println!("{id}: installed (sha256 {})", &i.sha256[..12]),
+                    Err(e) => {
+                        failed = true;
+                        eprintln!("{id}: {e}");
+                    }
+                }
+            }
+            Ok(if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        ModelsCommand::Verify { models } => {
+            let manager = manager(models, None)?;
+            let moved = manager.quarantine_invalid()?;
+            for q in &moved {
+                eprintln!("quarantined {}: {}", q.reason, q.path.display());
+            }
+            if moved.is_empty() {
+                println!("every installed model verifies");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+fn manager(
+    models: Option<std::path::PathBuf>,
+    mirror: Option<String>,
+) -> anyhow::Result<ModelManager> {
+    let store = ModelStore::new(crate::cli::models_dir(models)?, CardSet::builtin()?);
+    Ok(ModelManager::new(
+        store,
+        mirror.or_else(ModelManager::mirror_from_env),
+    ))
+}
+
+fn fetch(
+    model_ids: Vec<String>,
+    accept_licence: bool,
+    mirror: Option<String>,
+    models: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let manager = manager(models, mirror)?;
+    let statuses = manager.statuses();
+    let wanted: Vec<_> = if model_ids.is_empty() {
+        statuses
+            .iter()
+            .filter(|s| !s.fixture_only && s.offer.is_some())
+            .collect()
+    } else {
+        let mut out = Vec::new();
+        for id in &model_ids {
+            out.push(
+                statuses
+                    .iter()
+                    .find(|s| &s.model_id == id)
+                    .ok_or_else(|| anyhow::anyhow!("no model card named {id}"))?,
+            );
+        }
+        out
+    };
+    if !accept_licence {
+        for s in &wanted {
+            match &s.offer {
+                Some(o) => println!(
+                    "{}: {}\n  from {}\n  licence: {}",
+                    s.model_id, o.title, o.url, o.licence
+                ),
+                None => println!("{}: nothing to download it from", s.model_id),
+            }
+        }
+        println!("Nothing fetched: read the licences above and re-run with --accept-licence.");
+        return Ok(ExitCode::FAILURE);
+    }
+    let mut failed = false;
+    let mut done: Vec<String> = Vec::new();
+    for s in wanted {
+        if matches!(s.state, CardState::Ready { .. }) || done.contains(&s.model_id) {
+            println!("{}: already installed", s.model_id);
+            continue;
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar.set_message(s.model_id.clone());
+        let result = manager.install(
+            &s.model_id,
+            true,
+            &mut |p: Progress| {
+                if let Some(t) = p.total {
+                    bar.set_length(t);
+                }
+                bar.set_position(p.done);
+            },
+            &AtomicBool::new(false),
+        );
+        bar.finish_and_clear();
+        match result {
+            Ok(installed) => {
+                for i in installed {
+                    println!(
+                        "{}: installed (sha256 {}): {}",
+                        i.model_id,
+                        &i.sha256[..12],
+                        i.path.display()
+                    );
+                    done.push(i.model_id);
+                }
+            }
+            Err(e) => {
+                failed = true;
+                eprintln!("{}: {e}", s.model_id);
+            }
+        }
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -174,6 +174,10 @@ pub struct ModelCard {
     pub source: String,
     /// A test fixture: never shipped in a package.
     pub fixture_only: bool,
+    /// The `[[download]]` that provides this file, if it has a canonical upstream.
+    pub download: Option<String>,
+    /// The file's name inside that download when the download is an archive.
+    pub member: Option<String>,
     pub input: InputSpec,
     pub output: OutputContract,
 }
@@ -185,10 +189,44 @@ impl ModelCard {
     }
 }
 
+/// How a download is packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArchiveKind {
+    /// The download is the model file itself.
+    File,
+    Zip,
+}
+
+/// A file at a canonical upstream URL that provides one or more cards' files. It is pinned by
+/// sha256 (and by size where the size is known here) before anything in it is used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DownloadSource {
+    pub id: String,
+    /// What a person is shown: "InsightFace buffalo_s pack".
+    pub title: String,
+    pub url: String,
+    pub sha256: String,
+    pub size: Option<u64>,
+    pub archive: ArchiveKind,
+    /// Shown, and accepted, before the download starts.
+    pub licence: String,
+}
+
+impl DownloadSource {
+    /// The last path segment of the URL: the name a mirror serves it under.
+    pub fn file_name(&self) -> &str {
+        self.url.rsplit('/').next().unwrap_or(&self.url)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CardsFile {
     model: Vec<ModelCard>,
+    #[serde(default)]
+    download: Vec<DownloadSource>,
     #[serde(default)]
     class_lists: BTreeMap<String, Vec<String>>,
 }
@@ -197,6 +235,7 @@ struct CardsFile {
 #[derive(Debug, Clone)]
 pub struct CardSet {
     cards: Vec<ModelCard>,
+    downloads: Vec<DownloadSource>,
     class_lists: BTreeMap<String, Vec<String>>,
 }
 
@@ -214,6 +253,7 @@ impl CardSet {
         })?;
         let set = CardSet {
             cards: file.model,
+            downloads: file.download,
             class_lists: file.class_lists,
         };
         set.validate(origin)?;
@@ -225,6 +265,22 @@ impl CardSet {
             reason,
             origin: origin.to_string(),
         };
+        let is_hash = |h: &str| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit());
+        let mut sources = std::collections::BTreeSet::new();
+        for d in &self.downloads {
+            if !sources.insert(d.id.as_str()) {
+                return Err(invalid(format!("download {} appears twice", d.id)));
+            }
+            if !is_hash(&d.sha256) {
+                return Err(invalid(format!(
+                    "download {}: sha256 must be 64 hex digits",
+                    d.id
+                )));
+            }
+            if !d.url.starts_with("https://") {
+                return Err(invalid(format!("download {}: url must be https", d.id)));
+            }
+        }
         let mut seen = std::collections::BTreeSet::new();
         for card in &self.cards {
             let id = card.model_id();
@@ -247,9 +303,29 @@ impl CardSet {
                 )));
             }
             if let Some(h) = &card.sha256
-                && (h.len() != 64 || !h.bytes().all(|b| b.is_ascii_hexdigit()))
+                && !is_hash(h)
             {
                 return Err(invalid(format!("{id}: sha256 must be 64 hex digits")));
+            }
+            if let Some(source) = &card.download {
+                let Some(d) = self.downloads.iter().find(|d| &d.id == source) else {
+                    return Err(invalid(format!("{id}: unknown download {source}")));
+                };
+                match (d.archive, &card.member) {
+                    (ArchiveKind::Zip, None) => {
+                        return Err(invalid(format!(
+                            "{id}: download {source} is an archive; name the member"
+                        )));
+                    }
+                    (ArchiveKind::File, Some(_)) => {
+                        return Err(invalid(format!(
+                            "{id}: download {source} is a plain file; it has no member"
+                        )));
+                    }
+                    _ => {}
+                }
+            } else if card.member.is_some() {
+                return Err(invalid(format!("{id}: member without a download")));
             }
             if let Some(classes) = card.classes_ref()
                 && let Classes::Named(name) = classes
@@ -272,6 +348,16 @@ impl CardSet {
             .ok_or_else(|| EngineError::UnknownModel {
                 model_id: model_id.to_string(),
             })
+    }
+
+    pub fn downloads(&self) -> &[DownloadSource] {
+        &self.downloads
+    }
+
+    /// The download that provides a card's file, if it names one.
+    pub fn download_of(&self, card: &ModelCard) -> Option<&DownloadSource> {
+        let id = card.download.as_deref()?;
+        self.downloads.iter().find(|d| d.id == id)
     }
 
     /// Cards for one role, in file order (which is smallest-first for detectors).
@@ -363,5 +449,41 @@ mod tests {
 
         let err = CardSet::parse("model = 3", "junk.toml").expect_err("junk refused");
         assert!(matches!(err, EngineError::CardsInvalid { .. }));
+    }
+
+    #[test]
+    fn downloads_are_checked_against_the_cards_that_name_them() {
+        let set = CardSet::builtin().expect("built-in cards parse");
+        let det = set.get("scrfd_500m").expect("card");
+        let pack = set.download_of(det).expect("a download");
+        assert_eq!(pack.file_name(), "buffalo_s.zip");
+        assert_eq!(det.member.as_deref(), Some("det_500m.onnx"));
+        assert!(
+            set.download_of(set.get("scrfd_10g").expect("card"))
+                .is_none()
+        );
+
+        let refuse = |text: String, needle: &str| {
+            let err = CardSet::parse(&text, "t.toml").expect_err(needle);
+            assert!(err.to_string().contains(needle), "{err}");
+        };
+        refuse(
+            BUILTIN_CARDS.replace(
+                "download = \"insightface_buffalo_s\"\nmember = \"det_500m.onnx\"",
+                "download = \"nowhere\"\nmember = \"det_500m.onnx\"",
+            ),
+            "unknown download nowhere",
+        );
+        refuse(
+            BUILTIN_CARDS.replace("member = \"det_500m.onnx\"\n", ""),
+            "name the member",
+        );
+        refuse(
+            BUILTIN_CARDS.replace(
+                "url = \"https://github.com/deepinsight",
+                "url = \"http://github.com/deepinsight",
+            ),
+            "must be https",
+        );
     }
 }

@@ -11,7 +11,7 @@ pub mod runtime;
 pub mod sessions;
 pub mod store;
 
-pub use cards::{CardSet, ModelCard, NumericForm, Role};
+pub use cards::{ArchiveKind, CardSet, DownloadSource, ModelCard, NumericForm, Role};
 pub use error::EngineError;
 pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Precision, Rung};
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};

@@ -298,9 +298,12 @@ impl Sessions {
             });
         }
         self.build(&candidate, 1, &Placement::floor(self.runtime.kind))?;
-        let path = self
-            .store
-            .install_imported(&card, &candidate.bytes, &candidate.sha256, file)?;
+        let path = self.store.install(
+            &card,
+            &candidate.bytes,
+            &candidate.sha256,
+            &file.display().to_string(),
+        )?;
         Ok(VerifiedModel { path, ..candidate })
     }
 }

@@ -31,13 +31,14 @@ impl VerifiedModel {
     }
 }
 
-/// A hash recorded by `darkroom models import`.
+/// A hash recorded by `darkroom models import`, or for a file taken from a verified download.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ImportedModel {
     pub model_id: String,
     pub sha256: String,
     pub size: u64,
-    pub imported_from: PathBuf,
+    /// The file imported, or the download's URL.
+    pub imported_from: String,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -158,14 +159,15 @@ impl ModelStore {
         }
     }
 
-    /// Put already-verified bytes in place as `card`'s file and record their hash. The caller
-    /// (`Sessions::import`) has checked the IO contract.
-    pub(crate) fn install_imported(
+    /// Put verified bytes in place as `card`'s file and, for a card without a pinned hash,
+    /// record theirs. The caller vouches for the bytes: `Sessions::import` checked the IO
+    /// contract; the model manager checked the pinned hash of the download they came from.
+    pub fn install(
         &self,
         card: &ModelCard,
         bytes: &[u8],
         sha256: &str,
-        from: &Path,
+        from: &str,
     ) -> Result<PathBuf, EngineError> {
         let io = |what: &'static str, path: &Path| {
             let path = path.to_path_buf();
@@ -182,7 +184,7 @@ impl ModelStore {
                 model_id: id,
                 sha256: sha256.to_string(),
                 size: bytes.len() as u64,
-                imported_from: from.to_path_buf(),
+                imported_from: from.to_string(),
             });
             let text = toml::to_string_pretty(&local).map_err(|e| EngineError::CardsInvalid {
                 reason: e.to_string(),

@@ -3,6 +3,7 @@
 //! thumbnails, the catalog and the engine all live in `workers`.
 
 pub mod keymap;
+pub mod models_panel;
 pub mod panels;
 pub mod workers;
 
@@ -64,6 +65,7 @@ pub enum Overlay {
     Help,
     Settings,
     About,
+    Models,
 }
 
 #[derive(Default)]
@@ -145,6 +147,9 @@ pub struct DarkRoom {
     follow_selection: bool,
     /// Where the models are (None: indexing is not offered, in tests without an engine).
     models_dir: Option<PathBuf>,
+    /// The Models window: installed models, downloads, install from a folder.
+    pub models: models_panel::ModelsPanel,
+    model_mirror: Option<String>,
     catalog_path: PathBuf,
     /// The index job, while it runs.
     indexing: Option<Indexing>,
@@ -226,6 +231,8 @@ pub struct Setup {
     pub detector: String,
     /// Sharpness under which a photo is marked blurry.
     pub blurry_below: f32,
+    /// A mirror serving model files by name, instead of each download's upstream.
+    pub model_mirror: Option<String>,
 }
 
 /// What the window remembers between runs.
@@ -301,6 +308,8 @@ impl DarkRoom {
             scan_rx: None,
             follow_selection: false,
             models_dir: setup.models_dir,
+            models: models_panel::ModelsPanel::default(),
+            model_mirror: setup.model_mirror,
             catalog_path,
             indexing: None,
             face_requests: Vec::new(),
@@ -407,6 +416,71 @@ impl DarkRoom {
             }
             Err(std::sync::mpsc::TryRecvError::Empty) => {}
             Err(std::sync::mpsc::TryRecvError::Disconnected) => self.folder_dialog = None,
+        }
+    }
+
+    fn models_env(&self) -> Option<models_panel::ModelsEnv<'_>> {
+        Some(models_panel::ModelsEnv {
+            models_dir: self.models_dir.as_ref()?,
+            mirror: self.model_mirror.clone(),
+            pick_folder: &self.pick_folder,
+            wake: &self.wake,
+        })
+    }
+
+    /// Open the Models window; its contents are read fresh each time it opens.
+    pub fn open_models(&mut self) {
+        self.overlay = Overlay::Models;
+        let mut panel = std::mem::take(&mut self.models);
+        if let Some(env) = self.models_env() {
+            panel.start(&env, workers::ModelsRequest::Refresh);
+        }
+        self.models = panel;
+    }
+
+    fn poll_models(&mut self) {
+        let mut panel = std::mem::take(&mut self.models);
+        let ended = self
+            .models_env()
+            .and_then(|env| panel.poll(&env).map(<[_]>::to_vec));
+        self.models = panel;
+        // A detector that was just installed can be chosen in Settings right away.
+        if let Some(rows) = ended {
+            for d in &mut self.detectors {
+                d.installed = rows.iter().any(|r| {
+                    r.model_id == d.model_id
+                        && matches!(r.state, darkroom_models::CardState::Ready { .. })
+                });
+            }
+        }
+    }
+
+    fn models_window(&mut self, ctx: &egui::Context) {
+        let Some(dir) = self.models_dir.clone() else {
+            self.overlay = Overlay::None;
+            return;
+        };
+        let mut open = true;
+        let mut action = None;
+        egui::Window::new("Models")
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .min_width(560.0)
+            .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
+            .show(ctx, |ui| action = self.models.show(ui, &dir));
+        if let Some(action) = action {
+            let mut panel = std::mem::take(&mut self.models);
+            if let Some(env) = self.models_env() {
+                panel.act(&env, action);
+            }
+            self.models = panel;
+        }
+        if !open {
+            self.overlay = Overlay::None;
+        }
+        if self.models.busy() {
+            ctx.request_repaint_after(std::time::Duration::from_millis(100));
         }
     }
 
@@ -754,6 +828,20 @@ impl DarkRoom {
             if ui.button("Cancel").clicked() {
                 run.control.cancel();
             }
+        } else if self.root.is_some()
+            && self.models_dir.is_some()
+            && !self.detectors.iter().any(|d| d.installed)
+        {
+            // First run: nothing to index with yet. Say so, and where to get it.
+            if ui
+                .button("Get face models…")
+                .on_hover_text(
+                    "No face detector is installed: download one, or install from a folder",
+                )
+                .clicked()
+            {
+                self.open_models();
+            }
         } else if self.root.is_some() {
             let button = ui
                 .add_enabled(self.can_index(), egui::Button::new("Index faces"))
@@ -785,6 +873,7 @@ impl DarkRoom {
     /// Take in what the workers reported since the last frame (bounded per frame).
     fn poll(&mut self, ctx: &egui::Context) {
         self.poll_folder_dialog();
+        self.poll_models();
         self.poll_index();
         self.poll_faces(ctx);
         self.poll_analysis();
@@ -1015,6 +1104,7 @@ impl DarkRoom {
             && self.analysis_rx.is_none()
             && self.deferred_folder.is_none()
             && !self.choosing_folder()
+            && !self.models.busy()
             && self.grid_offset.is_none()
             && self.import_queue.is_empty()
             && self.imports_in_flight == 0
@@ -1181,6 +1271,7 @@ impl DarkRoom {
                 }
             }
             Overlay::About => panels::about(&ctx, &mut self.overlay, status.as_ref()),
+            Overlay::Models => self.models_window(&ctx),
         }
         if self.scanning
             || !self.import_queue.is_empty()
@@ -1269,6 +1360,9 @@ impl DarkRoom {
                 }
                 if ui.button("Settings").clicked() {
                     self.overlay = Overlay::Settings;
+                }
+                if self.models_dir.is_some() && ui.button("Models").clicked() {
+                    self.open_models();
                 }
                 if ui.button("Help (?)").clicked() {
                     self.overlay = Overlay::Help;
@@ -1803,6 +1897,7 @@ pub fn run(
         blurry_below: settings
             .blurry_below
             .unwrap_or(darkroom_index::Thresholds::default().blurry_below),
+        model_mirror: darkroom_models::ModelManager::mirror_from_env(),
         models_dir: Some(models_dir),
     };
     let options = eframe::NativeOptions {

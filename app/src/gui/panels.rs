@@ -264,7 +264,7 @@ pub fn settings(
                                 d.installed,
                                 egui::RadioButton::new(detector == d.model_id, text),
                             )
-                            .on_disabled_hover_text("Not installed: darkroom models import");
+                            .on_disabled_hover_text("Not installed: get it in Models");
                         if r.clicked() && detector != d.model_id {
                             change = Some(SettingsChange::Detector(d.model_id.to_string()));
                         }
