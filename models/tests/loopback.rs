@@ -47,13 +47,23 @@ fn no_progress() -> impl FnMut(Progress) {
     |_| {}
 }
 
+/// A server with one path.
+fn serving(path: &str, serve: Serve) -> Server {
+    Server::start(HashMap::from([(path.to_string(), serve)]))
+}
+
+/// Install with the licence accepted, no progress shown, never cancelled.
+fn install(
+    m: &ModelManager,
+    model_id: &str,
+) -> Result<Vec<darkroom_models::Installed>, ManagerError> {
+    m.install(model_id, true, &mut no_progress(), &AtomicBool::new(false))
+}
+
 #[test]
 fn a_good_download_verifies_and_loads() {
     let eye = model_bytes("fr_eye.onnx");
-    let server = Server::start(HashMap::from([(
-        "/fr_eye.onnx".to_string(),
-        Serve::Whole(eye.clone()),
-    )]));
+    let server = serving("/fr_eye.onnx", Serve::Whole(eye.clone()));
     let dir = tempfile::tempdir().expect("tempdir");
     let models = dir.path().join("models");
     let m = manager(&models, &server);
@@ -137,23 +147,16 @@ fn a_good_download_verifies_and_loads() {
 fn a_truncated_download_resumes_where_it_stopped() {
     let det = model_bytes("scrfd_2.5g.onnx");
     let cut = 1_000_000;
-    let server = Server::start(HashMap::from([(
-        "/scrfd_2.5g.onnx".to_string(),
+    let server = serving(
+        "/scrfd_2.5g.onnx",
         Serve::CutFirst {
             bytes: det.clone(),
             cut,
         },
-    )]));
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     let m = manager(dir.path(), &server);
-    let installed = m
-        .install(
-            "scrfd_2.5g",
-            true,
-            &mut no_progress(),
-            &AtomicBool::new(false),
-        )
-        .expect("resumed install");
+    let installed = install(&m, "scrfd_2.5g").expect("resumed install");
     assert_eq!(
         installed[0].sha256,
         darkroom_engine::store::sha256_hex(&det)
@@ -171,10 +174,7 @@ fn a_truncated_download_resumes_where_it_stopped() {
 #[test]
 fn a_cancelled_download_resumes_in_the_next_call() {
     let det = model_bytes("scrfd_2.5g.onnx");
-    let server = Server::start(HashMap::from([(
-        "/scrfd_2.5g.onnx".to_string(),
-        Serve::Whole(det.clone()),
-    )]));
+    let server = serving("/scrfd_2.5g.onnx", Serve::Whole(det.clone()));
     let dir = tempfile::tempdir().expect("tempdir");
     let m = manager(dir.path(), &server);
     let cancel = AtomicBool::new(false);
@@ -199,13 +199,7 @@ fn a_cancelled_download_resumes_in_the_next_call() {
     assert!(kept >= 500_000 && kept < det.len() as u64, "{kept}");
     assert!(!dir.path().join("scrfd_2.5g.onnx").exists());
 
-    m.install(
-        "scrfd_2.5g",
-        true,
-        &mut no_progress(),
-        &AtomicBool::new(false),
-    )
-    .expect("resumed");
+    install(&m, "scrfd_2.5g").expect("resumed");
     assert_eq!(
         server.seen().last().expect("request").range_from,
         Some(kept)
@@ -221,20 +215,10 @@ fn a_corrupted_download_is_quarantined_and_never_loaded() {
     let mut bad = model_bytes("fr_feature.onnx");
     let mid = bad.len() / 2;
     bad[mid] ^= 0x40;
-    let server = Server::start(HashMap::from([(
-        "/fr_feature.onnx".to_string(),
-        Serve::Whole(bad.clone()),
-    )]));
+    let server = serving("/fr_feature.onnx", Serve::Whole(bad.clone()));
     let dir = tempfile::tempdir().expect("tempdir");
     let m = manager(dir.path(), &server);
-    let err = m
-        .install(
-            "fr_feature",
-            true,
-            &mut no_progress(),
-            &AtomicBool::new(false),
-        )
-        .expect_err("corrupt");
+    let err = install(&m, "fr_feature").expect_err("corrupt");
     let ManagerError::Fetch(FetchError::HashMismatch {
         expected,
         quarantined,
@@ -284,9 +268,7 @@ fn a_wrong_size_is_refused_before_the_body_arrives() {
     let m = manager(dir.path(), &server);
 
     let started = std::time::Instant::now();
-    let err = m
-        .install("fr_eye", true, &mut no_progress(), &AtomicBool::new(false))
-        .expect_err("wrong size");
+    let err = install(&m, "fr_eye").expect_err("wrong size");
     let ManagerError::Fetch(FetchError::SizeRefused {
         offered, pinned, ..
     }) = err
@@ -305,14 +287,7 @@ fn a_wrong_size_is_refused_before_the_body_arrives() {
     );
     assert_eq!(server.seen().len(), 1, "a refusal is not retried");
 
-    let err = m
-        .install(
-            "fr_feature",
-            true,
-            &mut no_progress(),
-            &AtomicBool::new(false),
-        )
-        .expect_err("too long");
+    let err = install(&m, "fr_feature").expect_err("too long");
     assert!(
         matches!(
             err,
@@ -366,10 +341,7 @@ fn an_archive_member_is_taken_out_and_checked_against_its_own_pin() {
     let bad = zip_with(&[("pack/fr_feature.onnx", &wrong)]);
     let sha = |b: &[u8]| darkroom_engine::store::sha256_hex(b);
 
-    let server = Server::start(HashMap::from([(
-        "/pack.zip".to_string(),
-        Serve::Whole(good.clone()),
-    )]));
+    let server = serving("/pack.zip", Serve::Whole(good.clone()));
     let dir = tempfile::tempdir().expect("tempdir");
     let m = ModelManager::new(
         ModelStore::new(dir.path(), cards_with_pack(&sha(&good), "fr_feature.onnx")),
@@ -380,14 +352,7 @@ fn an_archive_member_is_taken_out_and_checked_against_its_own_pin() {
         .expect("offer");
     assert_eq!(offer.url, format!("{}/pack.zip", server.base));
     assert_eq!(offer.licence, "test only");
-    let installed = m
-        .install(
-            "fr_feature",
-            true,
-            &mut no_progress(),
-            &AtomicBool::new(false),
-        )
-        .expect("from the pack");
+    let installed = install(&m, "fr_feature").expect("from the pack");
     assert_eq!(installed[0].sha256, sha(&feature));
     assert!(
         !m.download_dir().join("pack.zip").exists(),
@@ -395,23 +360,13 @@ fn an_archive_member_is_taken_out_and_checked_against_its_own_pin() {
     );
 
     // A pack that passes its own hash but holds a member that fails the card's pin.
-    let server = Server::start(HashMap::from([(
-        "/pack.zip".to_string(),
-        Serve::Whole(bad.clone()),
-    )]));
+    let server = serving("/pack.zip", Serve::Whole(bad.clone()));
     let dir = tempfile::tempdir().expect("tempdir");
     let m = ModelManager::new(
         ModelStore::new(dir.path(), cards_with_pack(&sha(&bad), "fr_feature.onnx")),
         Some(server.base.clone()),
     );
-    let err = m
-        .install(
-            "fr_feature",
-            true,
-            &mut no_progress(),
-            &AtomicBool::new(false),
-        )
-        .expect_err("member mismatch");
+    let err = install(&m, "fr_feature").expect_err("member mismatch");
     let ManagerError::Mismatch { quarantined, .. } = &err else {
         panic!("expected a member mismatch, got {err}");
     };
@@ -461,8 +416,6 @@ fn a_tampered_installed_file_is_quarantined() {
     assert!(!dir.path().join("fr_eye.onnx").exists());
     assert_eq!(std::fs::read(&moved[0].path).expect("kept"), b"tampered");
     // Nothing to fetch it from without a mirror: the message says how to import instead.
-    let err = m
-        .install("fr_eye", true, &mut no_progress(), &AtomicBool::new(false))
-        .expect_err("no source");
+    let err = install(&m, "fr_eye").expect_err("no source");
     assert!(err.to_string().contains("darkroom models import"), "{err}");
 }
