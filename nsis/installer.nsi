@@ -7,6 +7,8 @@
 ; darkroom.exe, the first place the engine looks. NVIDIA libraries are not bundled: a GPU rung
 ; is used only when the user's own CUDA/TensorRT install passes the probe.
 Unicode true
+; DarkRoom is x86-64 only, so the installer is too: it sees the native registry and folders.
+Target amd64-unicode
 !include "MUI2.nsh"
 
 !ifndef VERSION
