@@ -1320,40 +1320,10 @@ impl DarkRoom {
     }
 
     fn top_bar(&mut self, ui: &mut egui::Ui, status: Option<&BackendStatus>) {
+        // The buttons are laid out first, from the right, so they always have their room; the
+        // folder's summary takes what is left and wraps to a second row on a narrow window
+        // instead of running under them. The outer row keeps the bar one line tall until then.
         ui.horizontal(|ui| {
-            ui.strong("DarkRoom");
-            if let Some(root) = &self.root {
-                let name = root
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_else(|| root.display().to_string());
-                ui.label(name).on_hover_text(root.display().to_string());
-                let picks = self
-                    .entries
-                    .iter()
-                    .filter(|e| e.decision.flag == Flag::Pick)
-                    .count();
-                ui.label(format!("{} photos · {picks} picked", self.entries.len()));
-                if self.filter != Filter::All {
-                    ui.label(format!(
-                        "showing {} ({})",
-                        self.filter.describe(),
-                        self.visible.len()
-                    ));
-                }
-                if self.scanning {
-                    ui.spinner();
-                    ui.label("scanning…");
-                }
-                self.index_row(ui);
-                if !self.scan_errors.is_empty() {
-                    ui.colored_label(
-                        Color32::LIGHT_RED,
-                        format!("{} problems", self.scan_errors.len()),
-                    )
-                    .on_hover_text(self.scan_errors.join("\n"));
-                }
-            }
             ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
                 if ui.button("About").clicked() {
                     self.overlay = Overlay::About;
@@ -1377,6 +1347,42 @@ impl DarkRoom {
                 if let Some(p) = status.and_then(|s| s.progress.as_ref()) {
                     ui.label(p);
                 }
+                let left = egui::Layout::left_to_right(egui::Align::Center).with_main_wrap(true);
+                ui.with_layout(left, |ui| {
+                    ui.strong("DarkRoom");
+                    if let Some(root) = &self.root {
+                        let name = root
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| root.display().to_string());
+                        ui.label(name).on_hover_text(root.display().to_string());
+                        let picks = self
+                            .entries
+                            .iter()
+                            .filter(|e| e.decision.flag == Flag::Pick)
+                            .count();
+                        ui.label(format!("{} photos · {picks} picked", self.entries.len()));
+                        if self.filter != Filter::All {
+                            ui.label(format!(
+                                "showing {} ({})",
+                                self.filter.describe(),
+                                self.visible.len()
+                            ));
+                        }
+                        if self.scanning {
+                            ui.spinner();
+                            ui.label("scanning…");
+                        }
+                        self.index_row(ui);
+                        if !self.scan_errors.is_empty() {
+                            ui.colored_label(
+                                Color32::LIGHT_RED,
+                                format!("{} problems", self.scan_errors.len()),
+                            )
+                            .on_hover_text(self.scan_errors.join("\n"));
+                        }
+                    }
+                });
             });
         });
     }
