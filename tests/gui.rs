@@ -720,7 +720,7 @@ fn settings_shows_every_backend_state() {
         source: OverrideSource::Setting,
     });
     let mut tract = status(
-        "tract (no usable ONNX Runtime: ONNX Runtime 1.23.2 is too old: this build needs C API 24 (ONNX Runtime 1.24 or newer): /usr/lib/libonnxruntime.so.1)",
+        "tract (no usable ONNX Runtime: ONNX Runtime 1.22.1 is too old: this build needs C API 23 (ONNX Runtime 1.23 or newer): /usr/lib/libonnxruntime.so.1)",
         Rung::Tract,
         vec![(Rung::Tract, RungState::Floor, None)],
     );

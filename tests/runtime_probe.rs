@@ -30,7 +30,7 @@ fn explicit_library_is_loaded_and_reported() {
     assert_eq!(out["version"], "1.31.1");
     assert_eq!(out["library"], ort_lib().to_str().expect("utf-8"));
     assert_eq!(out["library_source"], "explicit");
-    assert_eq!(out["api_level"], 24);
+    assert_eq!(out["api_level"], 23);
 }
 
 #[test]
@@ -92,16 +92,40 @@ fn text_file_named_like_the_library_is_not_a_library() {
 #[test]
 fn library_too_old_for_the_api_level_names_its_version() {
     let data = tempfile::tempdir().expect("tempdir");
-    let old = data.path().join("runtime/libonnxruntime.so.1.23.2");
+    let old = data.path().join("runtime/libonnxruntime.so.1.22.1");
     std::fs::create_dir_all(old.parent().expect("parent")).expect("mkdir");
     std::fs::copy(old_ort_lib(), &old).expect("copy");
     let out = probe(&mut darkroom(data.path()));
     assert_eq!(out["kind"], "tract", "{out:#}");
     let r = rejected_for(&out, &old);
     assert_eq!(r["reason"]["kind"], "too_old", "{r:#}");
-    assert_eq!(r["reason"]["found"], "1.23.2");
-    assert_eq!(r["reason"]["required_api"], 24);
-    assert!(r["message"].as_str().expect("message").contains("1.23.2"));
+    assert_eq!(r["reason"]["found"], "1.22.1");
+    assert_eq!(r["reason"]["required_api"], 23);
+    assert!(r["message"].as_str().expect("message").contains("1.22.1"));
+}
+
+/// Arch's onnxruntime 1.23 runs the face pipeline: the same faces as on 1.31.
+#[test]
+fn arch_s_onnx_runtime_1_23_runs_the_detector() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let faces = |lib: std::path::PathBuf| {
+        let out = run_ok(
+            darkroom(data.path())
+                .env("DARKROOM_ORT_LIB", lib)
+                .args(["faces", "--json", "--models"])
+                .arg(models())
+                .arg(photo("astronaut.png")),
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        v
+    };
+    let arch = faces(arch_ort_lib());
+    let current = faces(ort_lib());
+    let runtime = |v: &serde_json::Value| v.to_string();
+    assert!(runtime(&arch).contains("1.23.2"), "{arch:#}");
+    let count = |v: &serde_json::Value| v.to_string().matches("\"score\"").count();
+    assert!(count(&arch) >= 1, "{arch:#}");
+    assert_eq!(count(&arch), count(&current), "{arch:#}\n{current:#}");
 }
 
 #[test]

@@ -12,8 +12,8 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-/// The oldest ONNX Runtime C API this binary accepts (`ort`'s `api-N` feature; ort-tract pins
-/// ort-sys at api-24, so 24 is also the lowest level the workspace can build with).
+/// The oldest ONNX Runtime C API this binary accepts (`ort`'s `api-N` feature: 23, Arch's
+/// onnxruntime; vendor/ort-tract is patched down from 24 so that unification keeps it there).
 pub const REQUIRED_API: u32 = ort::sys::ORT_API_VERSION;
 
 /// Which implementation of the ONNX Runtime API the process runs on.
@@ -595,14 +595,14 @@ mod tests {
         let o = outcome(vec![
             missing(),
             Rejection::TooOld {
-                found: "1.23.2".into(),
-                required_api: 24,
+                found: "1.22.1".into(),
+                required_api: 23,
             },
             missing(),
         ]);
         assert_eq!(
             o.summary(),
-            "tract (no usable ONNX Runtime: ONNX Runtime 1.23.2 is too old: this build needs C API 24 (ONNX Runtime 1.24 or newer): /lib1.so)"
+            "tract (no usable ONNX Runtime: ONNX Runtime 1.22.1 is too old: this build needs C API 23 (ONNX Runtime 1.23 or newer): /lib1.so)"
         );
         assert_eq!(
             outcome(vec![missing(), missing()]).summary(),

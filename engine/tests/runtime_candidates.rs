@@ -18,15 +18,22 @@ fn current_library_is_accepted_with_its_version() {
 
 #[test]
 fn old_library_is_too_old() {
-    let err = check_candidate(&assets().join("runtime-old/libonnxruntime.so.1.23.2"))
+    let err = check_candidate(&assets().join("runtime-old/libonnxruntime.so.1.22.1"))
         .expect_err("too old");
     assert_eq!(
         err,
         Rejection::TooOld {
-            found: "1.23.2".into(),
-            required_api: 24
+            found: "1.22.1".into(),
+            required_api: 23
         }
     );
+}
+
+#[test]
+fn arch_s_onnx_runtime_1_23_is_accepted() {
+    let lib = check_candidate(&assets().join("runtime-arch/libonnxruntime.so.1.23.2"))
+        .expect("1.23 is the oldest accepted");
+    assert_eq!(lib.version, "1.23.2");
 }
 
 #[test]
@@ -64,8 +71,8 @@ fn search_order_prefers_explicit_then_dirs_and_records_each_rejection() {
     std::fs::create_dir_all(&data_runtime).expect("mkdir");
     for (from, name) in [
         (
-            "runtime-old/libonnxruntime.so.1.23.2",
-            "libonnxruntime.so.1.23.2",
+            "runtime-old/libonnxruntime.so.1.22.1",
+            "libonnxruntime.so.1.22.1",
         ),
         (
             "runtime/libonnxruntime.so.1.31.1",

@@ -32,7 +32,12 @@ pub fn ort_lib() -> PathBuf {
 }
 
 pub fn old_ort_lib() -> PathBuf {
-    assets().join("runtime-old/libonnxruntime.so.1.23.2")
+    assets().join("runtime-old/libonnxruntime.so.1.22.1")
+}
+
+/// Arch's ONNX Runtime version: the oldest this build accepts.
+pub fn arch_ort_lib() -> PathBuf {
+    assets().join("runtime-arch/libonnxruntime.so.1.23.2")
 }
 
 /// Which runtime a test run asks for.
