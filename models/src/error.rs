@@ -17,7 +17,7 @@ pub enum FetchError {
         pinned: u64,
         url: String,
     },
-    #[error("the download passed {limit} bytes, more than it may be; stopped: {url}")]
+    #[error("the download is larger than the {limit} bytes it may be; refused: {url}")]
     TooLarge { limit: u64, url: String },
     #[error(
         "the download's sha256 is {found}, not the pinned {expected}; it was quarantined, never \

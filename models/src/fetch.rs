@@ -7,7 +7,7 @@
 //! connection) and across calls (a cancel, a crash, a closed laptop).
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -269,19 +269,24 @@ impl Fetcher {
             // The server ignored the range and sends the whole file.
             part.set_len(0).map_err(io("cannot reset the part file"))?;
         }
+        // Refused on the header, before the body is read.
         if let Some(offered) = total {
-            let refused = match req.pin.size {
-                Some(pinned) => offered != pinned,
-                None => offered > limit,
+            let refusal = match req.pin.size {
+                Some(pinned) if offered != pinned => Some(FetchError::SizeRefused {
+                    offered,
+                    pinned,
+                    url: req.url.clone(),
+                }),
+                None if offered > limit => Some(FetchError::TooLarge {
+                    limit,
+                    url: req.url.clone(),
+                }),
+                _ => None,
             };
-            if refused {
+            if let Some(refusal) = refusal {
                 drop(response);
                 part.set_len(0).map_err(io("cannot reset the part file"))?;
-                return Err(FetchError::SizeRefused {
-                    offered,
-                    pinned: req.pin.size.unwrap_or(limit),
-                    url: req.url.clone(),
-                });
+                return Err(refusal);
             }
         }
         let whole = total.or(req.pin.size);
@@ -348,8 +353,6 @@ pub fn file_sha256(path: &Path) -> Result<String, FetchError> {
         move |source| FetchError::Io { what, path, source }
     };
     let mut f = File::open(path).map_err(io("cannot open the download"))?;
-    f.seek(SeekFrom::Start(0))
-        .map_err(io("cannot read the download"))?;
     let mut hasher = Sha256::new();
     let mut buf = vec![0u8; CHUNK];
     loop {

@@ -119,27 +119,14 @@ impl ModelManager {
         self.store
             .cards()
             .iter()
-            .map(|card| {
-                let model_id = card.model_id();
-                let state = if !self.store.is_present(card) {
-                    CardState::Missing
-                } else {
-                    match self.store.load(&model_id) {
-                        Ok(m) => CardState::Ready { sha256: m.sha256 },
-                        Err(e) => CardState::Unusable {
-                            reason: e.to_string(),
-                        },
-                    }
-                };
-                CardStatus {
-                    offer: self.offer(card),
-                    model_id,
-                    role: card.role,
-                    file: card.file.clone(),
-                    licence: card.licence.clone(),
-                    fixture_only: card.fixture_only,
-                    state,
-                }
+            .map(|card| CardStatus {
+                offer: self.offer(card),
+                model_id: card.model_id(),
+                role: card.role,
+                file: card.file.clone(),
+                licence: card.licence.clone(),
+                fixture_only: card.fixture_only,
+                state: self.state_of(card),
             })
             .collect()
     }
