@@ -2,12 +2,10 @@
 //! each way a candidate can be wrong. Assumes no system-wide ONNX Runtime on the test machine
 //! (CI has none), so every fault ends on tract.
 
-mod support;
-
 use std::path::Path;
 
+use crate::support::*;
 use serde_json::Value;
-use support::*;
 
 fn probe(cmd: &mut std::process::Command) -> Value {
     json(&run_ok(cmd.args(["probe", "--json"])))

@@ -2,14 +2,11 @@
 //! Mesa lavapipe and compared with committed snapshots; and checked against the catalog and
 //! the sidecars it writes.
 
-#[path = "../models/tests/support/http.rs"]
-mod http;
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use darkroom_app::gui::panels::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
@@ -21,7 +18,6 @@ use darkroom_engine::ladder::{BackendSettings, Override, OverrideSource};
 use egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use support::*;
 
 const PHOTOS: &[&str] = &[
     "astronaut.png",
@@ -870,9 +866,9 @@ fn the_models_window_downloads_after_the_licence_is_ticked() {
     use egui_kittest::kittest::NodeT;
     let dir = tempfile::tempdir().expect("tempdir");
     let eye = std::fs::read(assets().join("models/fr_eye.onnx")).expect("fetched model");
-    let server = http::Server::start(std::collections::HashMap::from([(
+    let server = crate::http::Server::start(std::collections::HashMap::from([(
         "/fr_eye.onnx".to_string(),
-        http::Serve::Whole(eye.clone()),
+        crate::http::Serve::Whole(eye.clone()),
     )]));
     // The window shows the models folder's path: a fixed one keeps the snapshot stable.
     let models = std::env::temp_dir().join("darkroom-gui-test-models");

@@ -2,13 +2,11 @@
 //! the job's model_ids on every row, nothing re-indexed on a re-run but a changed file, a
 //! corrupt file reported and skipped, and people that group the same face and only it.
 
-mod support;
-
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::support::*;
 use darkroom_catalog::{Catalog, SidecarNaming};
-use support::*;
 
 fn index(dir: &Path, folder: &Path) -> serde_json::Value {
     let out = run_ok(

@@ -3,12 +3,11 @@
 //! before an engine landed keeps its rung. Workers are the real `darkroom` binary; the GPU is
 //! the test-only simulated one.
 
-mod support;
-
 use std::path::Path;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use crate::support::*;
 use darkroom_engine::ladder::backend::Phase;
 use darkroom_engine::ladder::fake::FakeGpu;
 use darkroom_engine::ladder::{Launcher, Override, OverrideSource};
@@ -16,7 +15,6 @@ use darkroom_engine::{
     Backend, BackendConfig, CardSet, ModelStore, Role, Rung, RuntimeOutcome, RuntimeSearch,
     Sessions, runtime,
 };
-use support::*;
 
 fn ort() -> &'static RuntimeOutcome {
     static RT: OnceLock<&'static RuntimeOutcome> = OnceLock::new();

@@ -52,51 +52,6 @@ pub fn darkroom(data_dir: &Path) -> Command {
     darkroom_exe(Path::new(env!("CARGO_BIN_EXE_darkroom")), data_dir)
 }
 
-/// The release binary, as users get it: `DARKROOM_RELEASE_BIN`, else target/release/darkroom.
-/// scripts/test builds it first; one missing or older than any source fails the test rather
-/// than test yesterday's code.
-pub fn release_binary() -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let bin = std::env::var_os("DARKROOM_RELEASE_BIN")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target/release/darkroom"));
-    let built = std::fs::metadata(&bin)
-        .and_then(|m| m.modified())
-        .unwrap_or_else(|e| {
-            panic!(
-                "no release binary ({e}): run `cargo build --release -p darkroom`: {}",
-                bin.display()
-            )
-        });
-    fn newest(dir: &Path, newest_so_far: &mut Option<(std::time::SystemTime, PathBuf)>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                newest(&p, newest_so_far);
-            } else if let Ok(t) = e.metadata().and_then(|m| m.modified())
-                && newest_so_far.as_ref().is_none_or(|(n, _)| t > *n)
-            {
-                *newest_so_far = Some((t, p));
-            }
-        }
-    }
-    let mut source = None;
-    for krate in ["app", "engine", "library", "catalog"] {
-        newest(&root.join(krate).join("src"), &mut source);
-    }
-    if let Some((t, p)) = source {
-        assert!(
-            t <= built,
-            "the release binary is older than {}: run `cargo build --release -p darkroom`",
-            p.display()
-        );
-    }
-    bin
-}
-
 /// `exe` with no DARKROOM_* from the caller's environment and a private data dir.
 pub fn darkroom_exe(exe: &Path, data_dir: &Path) -> Command {
     let mut cmd = Command::new(exe);

@@ -2,14 +2,12 @@
 //! (`fake-gpu` feature) standing in for the hardware these machines lack: probe outcomes and
 //! their cache, background engines, job pins, the override, and workers that crash or hang.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::support::*;
 use serde_json::Value;
-use support::*;
 
 /// `darkroom` on the real runtime with a simulated GPU configured by `fake`.
 fn dr(data: &Path, fake: &str) -> Command {

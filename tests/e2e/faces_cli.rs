@@ -1,13 +1,11 @@
 //! `darkroom faces`: real SCRFD and embedder on real photos, on ONNX Runtime and on tract, and
 //! the parity gate between them (fails closed: a face missing on either side fails).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::support::*;
 use serde_json::Value;
-use support::*;
 
 const PHOTOS: &[&str] = &[
     "solvay_conference_1927.jpg",

@@ -1,13 +1,9 @@
 //! Model files are hash-addressed and contract-checked: `darkroom models import` and the faults
 //! a model file can have, through the real binary on the real ONNX Runtime.
 
-#[path = "../models/tests/support/http.rs"]
-mod http;
-mod support;
-
 use std::path::Path;
 
-use support::*;
+use crate::support::*;
 
 fn fail_message(cmd: &mut std::process::Command) -> String {
     let out = cmd.output().expect("runs");
@@ -187,9 +183,9 @@ fn an_embedder_is_never_opened_as_a_detector() {
 fn models_fetch_shows_the_licence_first_then_downloads_and_verifies() {
     let dir = tempfile::tempdir().expect("tempdir");
     let eye = std::fs::read(models().join("fr_eye.onnx")).expect("fetched model");
-    let server = http::Server::start(std::collections::HashMap::from([(
+    let server = crate::http::Server::start(std::collections::HashMap::from([(
         "/fr_eye.onnx".to_string(),
-        http::Serve::Whole(eye.clone()),
+        crate::http::Serve::Whole(eye.clone()),
     )]));
     let m = dir.path().join("models");
     let fetch = |accept: bool| {

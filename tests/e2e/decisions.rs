@@ -2,15 +2,13 @@
 //! read back by exiftool (a reader nobody here wrote), merged into sidecars exiftool wrote,
 //! and a writer killed with SIGKILL mid-stream.
 
-mod support;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::support::*;
 use darkroom_catalog::{Catalog, Decision, Flag, SidecarNaming};
 use serde_json::Value;
-use support::*;
 
 /// A folder of real photos to decide on.
 fn photos(dir: &Path, n: usize) -> Vec<PathBuf> {

@@ -1,0 +1,23 @@
+//! DarkRoom's end-to-end suites, as modules of one test binary: each links the whole tree
+//! (tract, wgpu, egui), so one binary links it once instead of nine times (CI budget). The
+//! suites drive the real binary (`CARGO_BIN_EXE_darkroom`), or the window in this process; the
+//! one runtime a process may install is ONNX Runtime 1.31.1 here (`support::ort_lib`), which
+//! every in-process suite asks for.
+
+#[path = "../../models/tests/support/http.rs"]
+mod http;
+mod support;
+
+mod decisions;
+mod faces_cli;
+mod gui;
+mod index_cli;
+mod models_cli;
+mod runtime_probe;
+mod window;
+
+// The simulated GPU rung exists only with the `fake-gpu` feature (scripts/test enables it).
+#[cfg(feature = "fake-gpu")]
+mod backend_ladder;
+#[cfg(feature = "fake-gpu")]
+mod backend_pin;
