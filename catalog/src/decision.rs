@@ -62,7 +62,7 @@ impl Label {
                 .into_iter()
                 .find(|c| c.xmp_name().eq_ignore_ascii_case(t))
                 .map(Label::Colour)
-                .unwrap_or_else(|| Label::Other(t.to_string())),
+                .unwrap_or_else(|| Label::Other(t.to_owned())),
         )
     }
 

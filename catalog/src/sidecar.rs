@@ -47,7 +47,7 @@ fn read_text(path: &Path) -> Result<Option<String>, CatalogError> {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| CatalogError::MalformedXmp {
-                reason: "not UTF-8".to_string(),
+                reason: "not UTF-8".to_owned(),
                 path: path.to_path_buf(),
             }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),

@@ -121,7 +121,7 @@ pub fn read(text: &str) -> Result<Fields, String> {
         }
     }
     if descriptions == 0 {
-        return Err("no rdf:Description".to_string());
+        return Err("no rdf:Description".to_owned());
     }
     Ok(fields)
 }
@@ -173,7 +173,7 @@ fn prefix_for(
     }
     for n in 0.. {
         let candidate = if n == 0 {
-            preferred.to_string()
+            preferred.to_owned()
         } else {
             format!("{preferred}{n}")
         };
@@ -182,7 +182,7 @@ fn prefix_for(
         match ns {
             ResolveResult::Bound(Namespace(u)) if u == uri.as_bytes() => return (candidate, false),
             ResolveResult::Unknown(_) | ResolveResult::Unbound => return (candidate, true),
-            ResolveResult::Bound(_) => continue,
+            ResolveResult::Bound(_) => {}
         }
     }
     unreachable!("an unbound prefix always exists")

@@ -249,7 +249,7 @@ impl CardSet {
     pub fn parse(text: &str, origin: &str) -> Result<Self, EngineError> {
         let file: CardsFile = toml::from_str(text).map_err(|e| EngineError::CardsInvalid {
             reason: e.to_string(),
-            origin: origin.to_string(),
+            origin: origin.to_owned(),
         })?;
         let set = CardSet {
             cards: file.model,
@@ -263,7 +263,7 @@ impl CardSet {
     fn validate(&self, origin: &str) -> Result<(), EngineError> {
         let invalid = |reason: String| EngineError::CardsInvalid {
             reason,
-            origin: origin.to_string(),
+            origin: origin.to_owned(),
         };
         let is_hash = |h: &str| h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit());
         let mut sources = std::collections::BTreeSet::new();
@@ -346,7 +346,7 @@ impl CardSet {
             .iter()
             .find(|c| c.model_id() == model_id)
             .ok_or_else(|| EngineError::UnknownModel {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
             })
     }
 
@@ -419,7 +419,7 @@ mod tests {
         let eye = set.get("fr_eye").expect("eye card");
         assert_eq!(
             set.classes(eye),
-            Some(vec!["closed".to_string(), "open".to_string()])
+            Some(vec!["closed".to_owned(), "open".to_owned()])
         );
     }
 

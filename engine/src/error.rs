@@ -69,7 +69,7 @@ pub enum EngineError {
     #[error("{rung} refused model {model_id}: {reason}")]
     Provider {
         model_id: String,
-        rung: crate::ladder::Rung,
+        rung: crate::rungs::Rung,
         reason: String,
     },
 

@@ -4,12 +4,16 @@
 pub mod cards;
 pub mod error;
 pub mod face;
+pub mod fake;
 pub mod image_io;
 pub mod ladder;
 pub mod paths;
+pub mod rungs;
 pub mod runtime;
 pub mod sessions;
+pub mod settings;
 pub mod store;
+mod sys;
 
 pub use cards::{ArchiveKind, CardSet, DownloadSource, ModelCard, NumericForm, Role};
 pub use error::EngineError;

@@ -1,16 +1,17 @@
 //! Runtime selection: which `OrtApi` table this process runs on.
 //!
-//! This is the only module with `unsafe`: it dlopens an ONNX Runtime library, reads its API
-//! table and hands it to `ort::set_api`, or hands over `ort_tract::api()` when no usable library
-//! is found. `ort::set_api` is once per process, so the outcome is computed once and kept in a
-//! `OnceLock`; the accepted library is leaked so it stays loaded for the life of the process.
-#![allow(unsafe_code)]
+//! It loads an ONNX Runtime library and reads its API table (through `crate::sys`, the one
+//! module with `unsafe`) and hands it to `ort::set_api`, or hands over `ort_tract::api()` when
+//! no usable library is found. `ort::set_api` is once per process, so the outcome is computed
+//! once and kept in a `OnceLock`; the accepted library is leaked so it stays loaded for the life
+//! of the process.
 
-use std::ffi::{CStr, c_char};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde::Serialize;
+
+use crate::sys::ort_lib::{LoadFailure, OrtLibrary};
 
 /// The oldest ONNX Runtime C API this binary accepts (`ort`'s `api-N` feature: 23, Arch's
 /// onnxruntime; vendor/ort-tract is patched down from 24 so that unification keeps it there).
@@ -110,7 +111,7 @@ impl RuntimeOutcome {
                 None => format!("ONNX Runtime {}", self.version),
             },
             RuntimeKind::Tract if self.forced_tract => {
-                "tract (forced by DARKROOM_RUNTIME=tract)".to_string()
+                "tract (forced by DARKROOM_RUNTIME=tract)".to_owned()
             }
             // The most telling rejection: a library that was there but unusable says more
             // than the places where nothing was.
@@ -211,61 +212,25 @@ pub fn check_candidate(path: &Path) -> Result<AcceptedLibrary, Rejection> {
     let is_bare_name = path.components().count() == 1 && !path.is_absolute();
     if !is_bare_name && !path.exists() {
         return Err(Rejection::Missing {
-            detail: "no such file".to_string(),
+            detail: "no such file".to_owned(),
         });
     }
-    // SAFETY: loading a library runs its initialisers. We only load files named like ONNX
-    // Runtime from places the user or packager put them, which is the trust model of any
-    // dynamically linked program.
-    let library = match unsafe { libloading::Library::new(path) } {
-        Ok(lib) => lib,
-        Err(e) if is_bare_name => {
-            return Err(Rejection::Missing {
-                detail: format!("system loader: {e}"),
-            });
-        }
-        Err(e) => {
-            return Err(Rejection::NotALibrary {
-                detail: e.to_string(),
-            });
-        }
-    };
-    type GetApiBase = unsafe extern "system" fn() -> *const ort::sys::OrtApiBase;
-    // SAFETY: `OrtGetApiBase` has this signature in every ONNX Runtime release.
-    let get_base = match unsafe { library.get::<GetApiBase>(b"OrtGetApiBase\0") } {
-        Ok(sym) => *sym,
-        Err(_) => return Err(Rejection::NoSymbol),
-    };
-    // SAFETY: the symbol is ONNX Runtime's entry point; it returns a pointer to a static struct.
-    let base = unsafe { get_base() };
-    if base.is_null() {
-        return Err(Rejection::NoSymbol);
-    }
-    // SAFETY: `base` is non-null and points at the library's static `OrtApiBase`.
-    let base = unsafe { &*base };
-    let version = {
-        // SAFETY: returns a static NUL-terminated string owned by the library.
-        let ptr: *const c_char = unsafe { (base.GetVersionString)() };
-        if ptr.is_null() {
-            "unknown".to_string()
-        } else {
-            // SAFETY: non-null, NUL-terminated, static.
-            unsafe { CStr::from_ptr(ptr) }
-                .to_string_lossy()
-                .into_owned()
-        }
-    };
-    // SAFETY: GetApi returns NULL for a version the library does not provide, else a pointer to
-    // a static table at least as long as that version's `OrtApi`.
-    let api_ptr = unsafe { (base.GetApi)(REQUIRED_API) };
-    if api_ptr.is_null() {
-        return Err(Rejection::TooOld {
-            found: version,
+    let loaded = crate::sys::ort_lib::load(path, REQUIRED_API).map_err(|e| match e {
+        LoadFailure::Open(e) if is_bare_name => Rejection::Missing {
+            detail: format!("system loader: {e}"),
+        },
+        LoadFailure::Open(detail) => Rejection::NotALibrary { detail },
+        LoadFailure::NoSymbol => Rejection::NoSymbol,
+        LoadFailure::TooOld(found) => Rejection::TooOld {
+            found,
             required_api: REQUIRED_API,
-        });
-    }
-    // SAFETY: non-null and at least `size_of::<OrtApi>()` long for REQUIRED_API (checked above).
-    let api = unsafe { std::ptr::read(api_ptr) };
+        },
+    })?;
+    let OrtLibrary {
+        library,
+        api,
+        version,
+    } = loaded;
     Ok(AcceptedLibrary {
         library,
         api,
@@ -397,7 +362,7 @@ fn choose_and_install(search_order: &RuntimeSearch) -> RuntimeOutcome {
                 );
             }
             // The table points into the library: it must never be unloaded.
-            std::mem::forget(library);
+            let _: &'static mut libloading::Library = Box::leak(Box::new(library));
             RuntimeOutcome {
                 kind: RuntimeKind::OnnxRuntime,
                 version,
@@ -420,7 +385,7 @@ fn install_floor(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutco
 fn floor_outcome(forced: bool, rejected: Vec<RejectedCandidate>) -> RuntimeOutcome {
     RuntimeOutcome {
         kind: RuntimeKind::Tract,
-        version: TRACT_VERSION.to_string(),
+        version: TRACT_VERSION.to_owned(),
         api_level: REQUIRED_API,
         library: None,
         library_source: None,
@@ -440,93 +405,23 @@ pub struct NvidiaGpu {
     pub driver_version: String,
 }
 
-/// The CUDA driver library names, by platform.
-const CUDA_DRIVER_NAMES: &[&str] = if cfg!(windows) {
-    &["nvcuda.dll"]
-} else {
-    &["libcuda.so.1", "libcuda.so"]
-};
-
-/// TensorRT's core library, newest major first.
-const TENSORRT_NAMES: &[&str] = if cfg!(windows) {
-    &["nvinfer_10.dll", "nvinfer.dll"]
-} else {
-    &["libnvinfer.so.10", "libnvinfer.so.8", "libnvinfer.so"]
-};
-
-fn open_first(names: &[&str]) -> Option<libloading::Library> {
-    names.iter().find_map(|name| {
-        // SAFETY: vendor driver libraries by their documented names; see check_candidate.
-        unsafe { libloading::Library::new(name) }.ok()
-    })
-}
-
 /// Ask the CUDA driver (dlopened, never linked) for device 0. `Ok(None)` when there is no
 /// driver or no device, which is the common case. Runs vendor code that can hang or crash on a
 /// wedged driver, so the app calls it only in a probe child process.
 pub fn query_nvidia_gpu() -> Result<Option<NvidiaGpu>, String> {
-    let Some(lib) = open_first(CUDA_DRIVER_NAMES) else {
+    let Some(d) = crate::sys::cuda::device0()? else {
         return Ok(None);
     };
-    type Init = unsafe extern "system" fn(u32) -> i32;
-    type GetInt = unsafe extern "system" fn(*mut i32) -> i32;
-    type DeviceGet = unsafe extern "system" fn(*mut i32, i32) -> i32;
-    type DeviceName = unsafe extern "system" fn(*mut c_char, i32, i32) -> i32;
-    type DeviceAttr = unsafe extern "system" fn(*mut i32, i32, i32) -> i32;
-    const CC_MAJOR: i32 = 75;
-    const CC_MINOR: i32 = 76;
-    // SAFETY: the CUDA driver API's documented signatures (cuda.h); every out-pointer is a
-    // valid local, and the name buffer's length is passed with it.
-    unsafe {
-        let init: Init = symbol(&lib, "cuInit")?;
-        let version: GetInt = symbol(&lib, "cuDriverGetVersion")?;
-        let count: GetInt = symbol(&lib, "cuDeviceGetCount")?;
-        let device_get: DeviceGet = symbol(&lib, "cuDeviceGet")?;
-        let device_name: DeviceName = symbol(&lib, "cuDeviceGetName")?;
-        let attr: DeviceAttr = symbol(&lib, "cuDeviceGetAttribute")?;
-        let rc = init(0);
-        if rc != 0 {
-            return Err(format!("cuInit failed with CUDA error {rc}"));
-        }
-        let mut n = 0;
-        if count(&mut n) != 0 || n < 1 {
-            return Ok(None);
-        }
-        let mut dev = 0;
-        let rc = device_get(&mut dev, 0);
-        if rc != 0 {
-            return Err(format!("cuDeviceGet failed with CUDA error {rc}"));
-        }
-        let mut buf = [0 as c_char; 256];
-        let name = if device_name(buf.as_mut_ptr(), buf.len() as i32, dev) == 0 {
-            CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned()
-        } else {
-            "unknown NVIDIA GPU".to_string()
-        };
-        let (mut major, mut minor) = (0, 0);
-        attr(&mut major, CC_MAJOR, dev);
-        attr(&mut minor, CC_MINOR, dev);
-        let mut v = 0;
-        version(&mut v);
-        let mut driver_version = format!("CUDA {}.{}", v / 1000, (v % 1000) / 10);
-        if let Some(kernel) = linux_kernel_driver_version() {
-            driver_version = format!("{kernel} ({driver_version})");
-        }
-        Ok(Some(NvidiaGpu {
-            name,
-            compute_capability: format!("{major}.{minor}"),
-            driver_version,
-        }))
+    let v = d.driver_api_version;
+    let mut driver_version = format!("CUDA {}.{}", v / 1000, (v % 1000) / 10);
+    if let Some(kernel) = linux_kernel_driver_version() {
+        driver_version = format!("{kernel} ({driver_version})");
     }
-}
-
-/// A function pointer from the CUDA driver. Safety: `T` must be the symbol's real signature,
-/// and the pointer must not outlive `lib`.
-unsafe fn symbol<T: Copy>(lib: &libloading::Library, name: &str) -> Result<T, String> {
-    // SAFETY: forwarded to the caller.
-    unsafe { lib.get::<T>(name.as_bytes()) }
-        .map(|s| *s)
-        .map_err(|_| format!("the CUDA driver has no {name}"))
+    Ok(Some(NvidiaGpu {
+        name: d.name,
+        compute_capability: format!("{}.{}", d.compute_major, d.compute_minor),
+        driver_version,
+    }))
 }
 
 /// `550.54.14` from `/proc/driver/nvidia/version`, where there is one.
@@ -534,18 +429,12 @@ fn linux_kernel_driver_version() -> Option<String> {
     let text = std::fs::read_to_string("/proc/driver/nvidia/version").ok()?;
     let line = text.lines().next()?;
     let after = line.split("Kernel Module").nth(1)?;
-    after.split_whitespace().next().map(str::to_string)
+    after.split_whitespace().next().map(str::to_owned)
 }
 
 /// TensorRT's version (`10.3.0`) from its core library, when the loader can find one.
 pub fn query_tensorrt_version() -> Option<String> {
-    let lib = open_first(TENSORRT_NAMES)?;
-    type GetVersion = unsafe extern "C" fn() -> i32;
-    // SAFETY: `getInferLibVersion` takes nothing and returns an int in every TensorRT release.
-    let v = unsafe {
-        let f = lib.get::<GetVersion>(b"getInferLibVersion\0").ok()?;
-        f()
-    };
+    let v = crate::sys::tensorrt::lib_version()?;
     // TensorRT 10 encodes major*10000 + minor*100 + patch; 8.x encoded major*1000 + minor*100.
     Some(if v >= 10000 {
         format!("{}.{}.{}", v / 10000, (v / 100) % 100, v % 100)
@@ -557,11 +446,7 @@ pub fn query_tensorrt_version() -> Option<String> {
 /// Lower this process's scheduling priority so probes and engine builds yield to the app and
 /// its index job. Best effort: a refusal leaves the priority as it was.
 pub fn lower_process_priority() {
-    #[cfg(unix)]
-    // SAFETY: setpriority on our own process with a positive (nicer) value has no memory effects.
-    unsafe {
-        libc::setpriority(libc::PRIO_PROCESS as _, 0, 10);
-    }
+    crate::sys::priority::lower();
 }
 
 /// ort-tract's version (0.5.0 wraps tract 0.23).

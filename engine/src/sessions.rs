@@ -11,14 +11,14 @@ use ort::value::TensorRef;
 
 use crate::cards::{ModelCard, NumericForm, OutputContract, Role};
 use crate::error::EngineError;
-use crate::ladder::backend::{BackendSettings, threads_for};
-use crate::ladder::fake;
-use crate::ladder::rungs::{Placement, Precision, Rung};
+use crate::fake;
+use crate::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
+use crate::settings::{BackendSettings, threads_for};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
 
 /// Intra-op threads for ONNX Runtime: `DARKROOM_THREADS`, else the persisted setting in the
-/// inference dir, else physical cores minus two; see [`crate::ladder::backend::threads_for`].
+/// inference dir, else physical cores minus two; see [`crate::settings::threads_for`].
 pub fn default_threads() -> usize {
     let settings = crate::paths::inference_dir()
         .and_then(|dir| BackendSettings::load(&dir).ok())
@@ -78,7 +78,7 @@ fn shared_environment() -> Result<ort::environment::Environment, EngineError> {
         .with_name("darkroom")
         .build()
         .map_err(|e| EngineError::Inference {
-            model_id: "(environment)".to_string(),
+            model_id: "(environment)".to_owned(),
             reason: ort_reason(e),
         })?;
     *slot = Some(env.clone());
@@ -159,7 +159,7 @@ impl Sessions {
         check_role(card, role)?;
         if role == Role::Embedder && placement.precision != Precision::F32 {
             return Err(EngineError::EmbedderNotF32 {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
             });
         }
         let model = self.store.load(model_id)?;
@@ -271,7 +271,7 @@ impl Sessions {
     pub fn import(&self, file: &Path, model_id: &str) -> Result<VerifiedModel, EngineError> {
         let card = self.store.cards().get(model_id)?.clone();
         let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
-            model_id: model_id.to_string(),
+            model_id: model_id.to_owned(),
             path: file.to_path_buf(),
             source,
         })?;
@@ -280,7 +280,7 @@ impl Sessions {
             && !expected.eq_ignore_ascii_case(&sha256)
         {
             return Err(EngineError::HashMismatch {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
                 expected: expected.clone(),
                 found: sha256,
                 path: file.to_path_buf(),
@@ -294,7 +294,7 @@ impl Sessions {
         };
         if card.role == Role::Embedder && card.numeric_form != NumericForm::F32 {
             return Err(EngineError::EmbedderNotF32 {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
             });
         }
         self.build(&candidate, 1, &Placement::floor(self.runtime.kind))?;
@@ -314,7 +314,7 @@ fn provider_error(
     e: ort::Error<ort::session::builder::SessionBuilder>,
 ) -> EngineError {
     EngineError::Provider {
-        model_id: model_id.to_string(),
+        model_id: model_id.to_owned(),
         rung,
         reason: ort_reason(e),
     }
@@ -398,7 +398,7 @@ fn check_contract(
         .iter()
         .map(|o| {
             (
-                o.name().to_string(),
+                o.name().to_owned(),
                 o.dtype()
                     .tensor_shape()
                     .map(|s| s.iter().copied().collect())
@@ -447,7 +447,7 @@ fn check_contract(
         }
         OutputContract::Semantic { .. } => {
             if outputs.is_empty() {
-                return Err(mismatch("no outputs".to_string()));
+                return Err(mismatch("no outputs".to_owned()));
             }
         }
     }
@@ -457,7 +457,7 @@ fn check_contract(
         .iter()
         .map(|&d| d.max(1) as usize)
         .collect();
-    Ok((input.name().to_string(), shape))
+    Ok((input.name().to_owned(), shape))
 }
 
 impl ModelSession {
@@ -497,10 +497,10 @@ impl ModelSession {
             .run(ort::inputs![self.input_name.as_str() => tensor])
             .map_err(fail)?;
         let mut out = Vec::with_capacity(outputs.len());
-        for (name, value) in outputs.iter() {
+        for (name, value) in &outputs {
             let (shape, data) = value.try_extract_tensor::<f32>().map_err(fail)?;
             out.push(Output {
-                name: name.to_string(),
+                name: name.to_owned(),
                 shape: shape.iter().map(|&d| d.max(0) as usize).collect(),
                 data: data.to_vec(),
             });

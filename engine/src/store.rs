@@ -106,13 +106,13 @@ impl ModelStore {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(EngineError::ModelMissing {
-                    model_id: model_id.to_string(),
+                    model_id: model_id.to_owned(),
                     path,
                 });
             }
             Err(source) => {
                 return Err(EngineError::ModelRead {
-                    model_id: model_id.to_string(),
+                    model_id: model_id.to_owned(),
                     path,
                     source,
                 });
@@ -127,13 +127,13 @@ impl ModelStore {
                 bytes,
             }),
             Some(expected) => Err(EngineError::HashMismatch {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
                 expected,
                 found,
                 path,
             }),
             None => Err(EngineError::NotImported {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
                 path,
             }),
         }
@@ -182,9 +182,9 @@ impl ModelStore {
             local.imported.retain(|m| m.model_id != id);
             local.imported.push(ImportedModel {
                 model_id: id,
-                sha256: sha256.to_string(),
+                sha256: sha256.to_owned(),
                 size: bytes.len() as u64,
-                imported_from: from.to_string(),
+                imported_from: from.to_owned(),
             });
             let text = toml::to_string_pretty(&local).map_err(|e| EngineError::CardsInvalid {
                 reason: e.to_string(),

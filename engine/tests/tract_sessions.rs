@@ -29,7 +29,7 @@ fn tract_sessions_detect_and_embed_in_process() {
     )
     .expect("contract");
     let v = emb.embed(&img, &faces[0].landmarks).expect("embed");
-    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
     assert_eq!(v.len(), 512);
     assert!((norm - 1.0).abs() < 1e-4, "unit length, got {norm}");
 

@@ -7,10 +7,12 @@ pub mod analysis;
 pub mod bursts;
 pub mod focus;
 pub mod job;
+pub mod models;
 pub mod people;
 pub mod phash;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};
 pub use job::{Control, Event, JobConfig, Models, Progress, Summary, Thresholds};
+pub use models::{OpenError, open_models, pick_model};
 pub use people::People;

@@ -441,7 +441,7 @@ fn scan_dc(
     for mcu in 0..total {
         if restart_interval > 0 && mcu > 0 && mcu % restart_interval == 0 {
             bits.restart()?;
-            pred.iter_mut().for_each(|p| *p = 0);
+            pred.fill(0);
         }
         let (mx, my) = (mcu % mcux, mcu / mcux);
         for (ci, c) in comps.iter().enumerate() {

@@ -173,9 +173,9 @@ fn scan_pairs_raw_and_jpeg_follows_links_once_and_reports_problems() {
     assert_eq!(
         kinds,
         [
-            ("IMG_0001.CR2".to_string(), ItemKind::RawPlusJpeg),
-            ("IMG_0002.RAF".to_string(), ItemKind::Raw),
-            ("coffee.png".to_string(), ItemKind::Raster),
+            ("IMG_0001.CR2".to_owned(), ItemKind::RawPlusJpeg),
+            ("IMG_0002.RAF".to_owned(), ItemKind::Raw),
+            ("coffee.png".to_owned(), ItemKind::Raster),
         ]
     );
     assert_eq!(items[0].display_file(), root.join("IMG_0001.JPG"));

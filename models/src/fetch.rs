@@ -235,7 +235,7 @@ impl Fetcher {
                 .headers()
                 .get(name)
                 .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
+                .map(str::to_owned)
         };
         let (start, total) = match status {
             200 => (

@@ -87,7 +87,7 @@ impl ModelManager {
         ModelManager {
             store,
             fetcher: Fetcher::new(),
-            mirror: mirror.map(|m| m.trim_end_matches('/').to_string()),
+            mirror: mirror.map(|m| m.trim_end_matches('/').to_owned()),
         }
     }
 
@@ -169,7 +169,7 @@ impl ModelManager {
         let card = self.store.cards().get(model_id)?.clone();
         let Some(source) = self.source_of(&card) else {
             return Err(ManagerError::NoSource {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
             });
         };
         if !licence_accepted {
@@ -178,7 +178,7 @@ impl ModelManager {
                 Source::Mirror { .. } => card.licence.clone(),
             };
             return Err(ManagerError::LicenceNotAccepted {
-                model_id: model_id.to_string(),
+                model_id: model_id.to_owned(),
                 licence,
             });
         }
@@ -197,7 +197,7 @@ impl ModelManager {
             Source::Download(d) => {
                 let req = FetchRequest {
                     url: self.url_for(&d.url, d.file_name()),
-                    name: d.file_name().to_string(),
+                    name: d.file_name().to_owned(),
                     pin: Pin {
                         sha256: d.sha256.clone(),
                         size: d.size,
@@ -228,7 +228,7 @@ impl ModelManager {
                 Ok(h) if h == d.sha256.to_ascii_lowercase() => {
                     match self.install_from_download(d, &archive, &archive.display().to_string()) {
                         Ok(done) => {
-                            out.extend(done.into_iter().map(|i| (i.model_id.clone(), Ok(i))))
+                            out.extend(done.into_iter().map(|i| (i.model_id.clone(), Ok(i))));
                         }
                         Err(e) => out.push((label, Err(e.to_string()))),
                     }
@@ -289,31 +289,29 @@ impl ModelManager {
             if !self.store.is_present(card) {
                 continue;
             }
-            match self.store.load(&model_id) {
-                Err(EngineError::HashMismatch {
-                    expected,
-                    found,
-                    path,
-                    ..
-                }) => {
-                    let reason = format!(
-                        "{model_id}: expected sha256 {expected}, found {found} in {}",
-                        path.display()
-                    );
-                    let moved = quarantine(
-                        &path,
-                        &card.file,
-                        &found,
-                        &self.quarantine_dir(),
-                        &format!("{reason}\n"),
-                    )?;
-                    out.push(Quarantined {
-                        model_id,
-                        reason,
-                        path: moved,
-                    });
-                }
-                _ => continue,
+            if let Err(EngineError::HashMismatch {
+                expected,
+                found,
+                path,
+                ..
+            }) = self.store.load(&model_id)
+            {
+                let reason = format!(
+                    "{model_id}: expected sha256 {expected}, found {found} in {}",
+                    path.display()
+                );
+                let moved = quarantine(
+                    &path,
+                    &card.file,
+                    &found,
+                    &self.quarantine_dir(),
+                    &format!("{reason}\n"),
+                )?;
+                out.push(Quarantined {
+                    model_id,
+                    reason,
+                    path: moved,
+                });
             }
         }
         Ok(out)
@@ -364,7 +362,7 @@ impl ModelManager {
     fn url_for(&self, upstream: &str, name: &str) -> String {
         match &self.mirror {
             Some(m) => format!("{m}/{name}"),
-            None => upstream.to_string(),
+            None => upstream.to_owned(),
         }
     }
 
@@ -469,7 +467,7 @@ enum Source<'a> {
 
 fn read_zip_member(archive: &Path, member: &str) -> Result<Vec<u8>, ManagerError> {
     let fail = |reason: String| ManagerError::Archive {
-        member: member.to_string(),
+        member: member.to_owned(),
         reason,
         path: archive.to_path_buf(),
     };
@@ -486,7 +484,7 @@ fn read_zip_member(archive: &Path, member: &str) -> Result<Vec<u8>, ManagerError
         .filter_map(Result::ok)
         .find(|n| n == member || n.ends_with(&suffix))
         .map(|n| n.into_owned())
-        .ok_or_else(|| fail("no such file".to_string()))?;
+        .ok_or_else(|| fail("no such file".to_owned()))?;
     let mut entry = zip.by_name(&name).map_err(|e| fail(e.to_string()))?;
     let mut bytes = Vec::with_capacity(entry.size().min(1 << 30) as usize);
     entry

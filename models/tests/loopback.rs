@@ -49,7 +49,7 @@ fn no_progress() -> impl FnMut(Progress) {
 
 /// A server with one path.
 fn serving(path: &str, serve: Serve) -> Server {
-    Server::start(HashMap::from([(path.to_string(), serve)]))
+    Server::start(HashMap::from([(path.to_owned(), serve)]))
 }
 
 /// Install with the licence accepted, no progress shown, never cancelled.
@@ -251,14 +251,14 @@ fn a_wrong_size_is_refused_before_the_body_arrives() {
     let eye = model_bytes("fr_eye.onnx");
     let server = Server::start(HashMap::from([
         (
-            "/fr_eye.onnx".to_string(),
+            "/fr_eye.onnx".to_owned(),
             Serve::Declares {
                 bytes: eye.clone(),
                 declared: eye.len() + 4096,
             },
         ),
         (
-            "/fr_feature.onnx".to_string(),
+            "/fr_feature.onnx".to_owned(),
             // The right bytes followed by more: no length to refuse up front, so the
             // download stops at the pinned size.
             Serve::Unsized([model_bytes("fr_feature.onnx"), vec![0u8; 300_000]].concat()),

@@ -38,7 +38,7 @@ fn changed(ladder: &Value) -> Vec<String> {
         .as_array()
         .unwrap_or_else(|| panic!("not a stale cache: {ladder:#}"))
         .iter()
-        .map(|v| v.as_str().expect("name").to_string())
+        .map(|v| v.as_str().expect("name").to_owned())
         .collect()
 }
 
@@ -141,7 +141,7 @@ fn a_changed_model_runtime_or_device_reprobes() {
     // Another GPU, or the same one after a driver update.
     let after_device = run("GPU B");
     assert!(
-        changed(&after_device).contains(&"device".to_string()),
+        changed(&after_device).contains(&"device".to_owned()),
         "{after_device:#}"
     );
     assert_eq!(run("GPU B")["from_cache"], true);

@@ -4,7 +4,6 @@
 //! the test-only simulated one.
 
 use std::path::Path;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use crate::support::*;
@@ -12,20 +11,11 @@ use darkroom_engine::ladder::backend::Phase;
 use darkroom_engine::ladder::fake::FakeGpu;
 use darkroom_engine::ladder::{Launcher, Override, OverrideSource};
 use darkroom_engine::{
-    Backend, BackendConfig, CardSet, ModelStore, Role, Rung, RuntimeOutcome, RuntimeSearch,
-    Sessions, runtime,
+    Backend, BackendConfig, CardSet, ModelStore, Role, Rung, RuntimeOutcome, Sessions,
 };
 
 fn ort() -> &'static RuntimeOutcome {
-    static RT: OnceLock<&'static RuntimeOutcome> = OnceLock::new();
-    RT.get_or_init(|| {
-        let rt = runtime::install(&RuntimeSearch {
-            explicit: Some(ort_lib()),
-            ..RuntimeSearch::default()
-        });
-        assert_eq!(rt.version, "1.31.1", "{}", rt.summary());
-        rt
-    })
+    in_process_runtime()
 }
 
 fn store() -> ModelStore {

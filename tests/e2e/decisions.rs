@@ -30,22 +30,6 @@ fn decide(data: &Path, args: &[&str], photos: &[&Path]) -> std::process::Output 
         .expect("darkroom runs")
 }
 
-fn exiftool(args: &[&str], file: &Path) -> Value {
-    let out = Command::new("exiftool")
-        .args(["-j"])
-        .args(args)
-        .arg(file)
-        .output()
-        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).expect("exiftool JSON");
-    v[0].clone()
-}
-
 #[test]
 fn exiftool_reads_our_rating_and_label() {
     let data = tempfile::tempdir().expect("tempdir");

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::support::*;
-use darkroom_app::gui::panels::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
+use darkroom_app::gui::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
@@ -19,7 +19,7 @@ use egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
-const PHOTOS: &[&str] = &[
+pub(crate) const PHOTOS: &[&str] = &[
     "astronaut.png",
     "camera.png",
     "chelsea.png",
@@ -28,7 +28,7 @@ const PHOTOS: &[&str] = &[
     "rocket.jpg",
 ];
 
-fn sample_folder(dir: &Path) -> PathBuf {
+pub(crate) fn sample_folder(dir: &Path) -> PathBuf {
     let folder = dir.join("shoot");
     std::fs::create_dir_all(&folder).expect("mkdir");
     for p in PHOTOS {
@@ -37,10 +37,14 @@ fn sample_folder(dir: &Path) -> PathBuf {
     folder
 }
 
-fn status(line: &str, serving: Rung, rungs: Vec<(Rung, RungState, Option<&str>)>) -> BackendStatus {
+pub(crate) fn status(
+    line: &str,
+    serving: Rung,
+    rungs: Vec<(Rung, RungState, Option<&str>)>,
+) -> BackendStatus {
     BackendStatus {
         phase: Phase::Ready,
-        line: line.to_string(),
+        line: line.to_owned(),
         progress: None,
         serving,
         floor: Rung::OrtCpu,
@@ -57,7 +61,7 @@ fn status(line: &str, serving: Rung, rungs: Vec<(Rung, RungState, Option<&str>)>
             .map(|(rung, state, reason)| RungOutcome {
                 rung,
                 state,
-                reason: reason.map(str::to_string),
+                reason: reason.map(str::to_owned),
                 timing: None,
             })
             .collect(),
@@ -70,7 +74,7 @@ fn status(line: &str, serving: Rung, rungs: Vec<(Rung, RungState, Option<&str>)>
     }
 }
 
-fn ort_cpu() -> BackendStatus {
+pub(crate) fn ort_cpu() -> BackendStatus {
     status(
         "CPU · ONNX Runtime 1.31.1",
         Rung::OrtCpu,
@@ -106,11 +110,11 @@ fn detector_choices() -> Vec<DetectorChoice> {
 }
 
 /// A folder dialog that nobody answers: these tests never open one.
-fn no_dialog() -> PickFolder {
+pub(crate) fn no_dialog() -> PickFolder {
     Arc::new(|_| panic!("no folder dialog in this test"))
 }
 
-fn harness(
+pub(crate) fn harness(
     dir: &Path,
     folder: Option<PathBuf>,
     backend: BackendStatus,
@@ -118,7 +122,7 @@ fn harness(
     harness_with(dir, folder, backend, no_dialog())
 }
 
-fn harness_with(
+pub(crate) fn harness_with(
     dir: &Path,
     folder: Option<PathBuf>,
     backend: BackendStatus,
@@ -131,7 +135,7 @@ fn harness_with(
 
 /// The window's set-up for a test in `dir`: nothing persisted but the catalog and the engine's
 /// settings, fixed knobs and detector choices, no engine start, no folder dialog.
-fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -> Setup {
+pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -> Setup {
     Setup {
         folder,
         catalog: dir.join("catalog.sqlite"),
@@ -150,20 +154,28 @@ fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -> Setup {
         detector: "scrfd_2.5g".into(),
         blurry_below: 40.0,
         model_mirror: None,
+        notices: Vec::new(),
     }
 }
 
-fn build(setup: Setup) -> Harness<'static, DarkRoom> {
+pub(crate) fn build(setup: Setup) -> Harness<'static, DarkRoom> {
     // Workers wake a context of their own; the harness steps frames itself.
     let app = DarkRoom::new(&egui::Context::default(), setup);
     Harness::builder()
         .with_size([1000.0, 640.0])
         .wgpu()
-        .build_ui_state(|ui, app: &mut DarkRoom| app.ui(ui), app)
+        .build_ui_state(
+            |ui, app: &mut DarkRoom| {
+                // As eframe does: logic, then the frame.
+                app.logic(ui.ctx());
+                app.ui(ui);
+            },
+            app,
+        )
 }
 
 /// Step frames until the background work the view needs has arrived.
-fn settle(h: &mut Harness<'static, DarkRoom>) {
+pub(crate) fn settle(h: &mut Harness<'static, DarkRoom>) {
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         h.step();
@@ -227,7 +239,7 @@ fn open_folder_uses_the_dialog_without_blocking_the_window() {
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
-    assert!(h.state().root.is_none(), "cancelled: nothing opened");
+    assert!(h.state().root().is_none(), "cancelled: nothing opened");
     assert_eq!(asked.lock().expect("lock").as_slice(), &[None]);
 
     // Chosen with Ctrl+O: the folder opens and joins the recent list.
@@ -243,8 +255,8 @@ fn open_folder_uses_the_dialog_without_blocking_the_window() {
     h.step();
     assert!(h.state().choosing_folder());
     settle(&mut h);
-    assert_eq!(h.state().root.as_deref(), Some(folder.as_path()));
-    assert_eq!(h.state().entries.len(), PHOTOS.len());
+    assert_eq!(h.state().root(), Some(folder.as_path()));
+    assert_eq!(h.state().cull.len(), PHOTOS.len());
     assert_eq!(h.state().recent.first(), Some(&folder));
 
     // Open… again from the grid: the dialog starts in the open folder.
@@ -294,7 +306,7 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
     };
     wait_for(&mut h, &want);
     assert_eq!(
-        h.state().selected,
+        h.state().cull.selected,
         0,
         "the arrow went to the field, not the grid"
     );
@@ -330,7 +342,7 @@ fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
     let folder = sample_folder(dir.path());
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
-    assert_eq!(h.state().entries.len(), PHOTOS.len());
+    assert_eq!(h.state().cull.len(), PHOTOS.len());
     h.snapshot("grid");
 
     // Pick the first photo, give it 3 stars, then undo the stars.
@@ -378,19 +390,19 @@ fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
     h.set_size(egui::vec2(640.0, 420.0));
     h.key_press(Key::Space);
     settle(&mut h);
-    assert_eq!(h.state().view, View::Loupe);
+    assert_eq!(h.state().cull.view, View::Loupe);
     h.snapshot("loupe");
 
     h.key_press(Key::C);
     settle(&mut h);
-    assert_eq!(h.state().view, View::Compare);
+    assert_eq!(h.state().cull.view, View::Compare);
     h.snapshot("compare");
 
     h.key_press(Key::Escape);
     h.key_press(Key::F);
     settle(&mut h);
     assert_eq!(
-        h.state().visible.len(),
+        h.state().cull.visible.len(),
         1,
         "the picks filter shows the one pick"
     );
@@ -423,7 +435,7 @@ fn the_keyboard_walks_a_long_grid_and_the_selection_stays_in_view() {
     settle(&mut h);
     // Scrolling is animated: let it finish.
     h.run();
-    assert_eq!(h.state().selected, 24);
+    assert_eq!(h.state().cull.selected, 24);
     h.get_by_label_contains("IMG_0024.png");
     assert!(
         h.query_by_label_contains("IMG_0000.png").is_none(),
@@ -440,13 +452,15 @@ fn the_keyboard_walks_a_long_grid_and_the_selection_stays_in_view() {
 
 /// The window on a live engine: ONNX Runtime in this process, the probe's workers the real
 /// binary, as `darkroom FOLDER` runs it.
-fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
+pub(crate) fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
+    build(live_setup(dir, folder))
+}
+
+/// The set-up `live_harness` builds the window from.
+pub(crate) fn live_setup(dir: &Path, folder: PathBuf) -> Setup {
     use darkroom_engine::ladder::Launcher;
-    use darkroom_engine::{Backend, BackendConfig, CardSet, ModelStore, RuntimeSearch, runtime};
-    let rt = runtime::install(&RuntimeSearch {
-        explicit: Some(ort_lib()),
-        ..RuntimeSearch::default()
-    });
+    use darkroom_engine::{Backend, BackendConfig, CardSet, ModelStore};
+    let rt = in_process_runtime();
     let config = BackendConfig {
         inference_dir: dir.join("inference"),
         launcher: Launcher {
@@ -468,7 +482,7 @@ fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, DarkRoom> {
     let backend = Backend::start(rt, store, config);
     let mut setup = setup(dir, Some(folder), StatusSource::Live(backend));
     setup.models_dir = Some(models());
-    build(setup)
+    setup
 }
 
 #[test]
@@ -515,7 +529,8 @@ fn index_faces_from_the_window() {
     // The burst is one stack of three; the sharp frame is the suggestion.
     let state = h.state();
     let burst: Vec<_> = state
-        .entries
+        .cull
+        .entries()
         .iter()
         .filter(|e| e.item.primary.to_string_lossy().contains("burst_"))
         .map(|e| {
@@ -531,7 +546,8 @@ fn index_faces_from_the_window() {
         "{burst:?}"
     );
     let suggested: Vec<_> = state
-        .entries
+        .cull
+        .entries()
         .iter()
         .filter(|e| {
             e.analysis
@@ -550,7 +566,7 @@ fn index_faces_from_the_window() {
         .collect();
     assert_eq!(suggested, ["burst_2.png"]);
     assert!(
-        state.entries.iter().all(|e| e.analysis.is_some()),
+        state.cull.entries().iter().all(|e| e.analysis.is_some()),
         "every photo has its marks"
     );
     let catalog = Catalog::open(
@@ -574,10 +590,11 @@ fn index_faces_from_the_window() {
     h.run_steps(2);
     let sharpness: Vec<f32> = h
         .state()
+        .cull
         .visible
         .iter()
         .map(|&i| {
-            h.state().entries[i]
+            h.state().cull.entries()[i]
                 .analysis
                 .as_ref()
                 .expect("indexed")
@@ -588,22 +605,22 @@ fn index_faces_from_the_window() {
     h.key_press(Key::S);
     h.run_steps(2);
     assert!(
-        h.state().visible.windows(2).all(|w| w[0] < w[1]),
+        h.state().cull.visible.windows(2).all(|w| w[0] < w[1]),
         "folder order again"
     );
 
     // People: the portrait and the burst's three frames are one person; the chip filters.
-    let people = h.state().people();
+    let people = h.state().cull.people();
     assert_eq!(
         people.len(),
         3,
         "Grace Hopper, the astronaut, the cameraman: {people:?}"
     );
-    let (grace, count, _, _) = people[0];
+    let (grace, count) = (people[0].person, people[0].photos);
     assert_eq!(count, 4);
     h.get_by_label(&format!("Person {grace} (4)")).click();
     settle(&mut h);
-    assert_eq!(h.state().visible.len(), 4);
+    assert_eq!(h.state().cull.visible.len(), 4);
     h.snapshot("people_filter");
     results.extend_harness(&mut h);
     // Named, in the chip and in the catalog.
@@ -642,7 +659,7 @@ fn index_faces_from_the_window() {
     h.get_by_label("Grace Hopper (4)").click();
     settle(&mut h);
     assert_eq!(
-        h.state().visible.len(),
+        h.state().cull.visible.len(),
         7,
         "a second click shows everyone again, the burst as its suggested frame"
     );
@@ -651,11 +668,11 @@ fn index_faces_from_the_window() {
     h.run_steps(2);
     h.key_press(Key::B);
     h.run_steps(2);
-    assert_eq!(h.state().visible.len(), 9, "the burst open");
+    assert_eq!(h.state().cull.visible.len(), 9, "the burst open");
     h.get_by_label_contains("burst 2/3");
     h.key_press(Key::B);
     h.run_steps(2);
-    assert_eq!(h.state().visible.len(), 7, "the burst stacked again");
+    assert_eq!(h.state().cull.visible.len(), 7, "the burst stacked again");
     h.get_by_label_contains("burst of 3 (B opens)");
 
     // Another detector in Settings: the rows made with this one are marked, not mixed in.
@@ -674,7 +691,7 @@ fn index_faces_from_the_window() {
     h.set_size(egui::vec2(640.0, 480.0));
     h.key_press(Key::Space);
     settle(&mut h);
-    assert_eq!(h.state().view, View::Loupe);
+    assert_eq!(h.state().cull.view, View::Loupe);
     h.get_by_label("eyes open");
     h.get_by_label_contains("focus ");
     h.snapshot("loupe_faces");
@@ -750,7 +767,9 @@ fn settings_shows_every_backend_state() {
         let mut h = harness(dir.path(), None, s);
         h.run_steps(2);
         h.get_by_label("Settings").click();
-        h.run_steps(3);
+        // The click is carried out at the end of its frame; the window sizes itself over the
+        // three after.
+        h.run_steps(4);
         assert_eq!(h.state().overlay, Overlay::Settings, "{name}");
         h.get_by_label(&line);
         if let Some(p) = progress {
@@ -835,7 +854,8 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     let state = h.state();
     let by_name = |n: &str| {
         state
-            .entries
+            .cull
+            .entries()
             .iter()
             .find(|e| e.item.primary.ends_with(n))
             .unwrap_or_else(|| panic!("{n} not in the grid"))
@@ -867,7 +887,7 @@ fn the_models_window_downloads_after_the_licence_is_ticked() {
     let dir = tempfile::tempdir().expect("tempdir");
     let eye = std::fs::read(assets().join("models/fr_eye.onnx")).expect("fetched model");
     let server = crate::http::Server::start(std::collections::HashMap::from([(
-        "/fr_eye.onnx".to_string(),
+        "/fr_eye.onnx".to_owned(),
         crate::http::Serve::Whole(eye.clone()),
     )]));
     // The window shows the models folder's path: a fixed one keeps the snapshot stable.

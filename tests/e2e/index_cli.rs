@@ -63,7 +63,7 @@ fn index_matches_faces_records_model_ids_and_resumes() {
         .iter()
         .map(|i| {
             (
-                i["path"].as_str().expect("path").to_string(),
+                i["path"].as_str().expect("path").to_owned(),
                 i["faces"].as_array().expect("faces").len(),
             )
         })
@@ -139,7 +139,7 @@ fn a_corrupt_file_is_reported_and_the_job_completes() {
         .collect();
     assert_eq!(
         failed,
-        HashSet::from(["cut.jpg".to_string(), "empty.png".to_string()])
+        HashSet::from(["cut.jpg".to_owned(), "empty.png".to_owned()])
     );
 }
 
@@ -188,7 +188,7 @@ fn people_group_the_same_face_and_only_it() {
             .expect("stem")
             .to_string_lossy()
             .into_owned();
-        let stem = name.rsplit_once('_').expect("variant").0.to_string();
+        let stem = name.rsplit_once('_').expect("variant").0.to_owned();
         let faces = r["faces"].as_array().expect("faces");
         assert_eq!(faces.len(), 1, "{name}: {faces:?}");
         person_of

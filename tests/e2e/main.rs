@@ -11,6 +11,7 @@ mod support;
 mod decisions;
 mod faces_cli;
 mod gui;
+mod gui_switch;
 mod index_cli;
 mod models_cli;
 mod runtime_probe;

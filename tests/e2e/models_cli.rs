@@ -184,7 +184,7 @@ fn models_fetch_shows_the_licence_first_then_downloads_and_verifies() {
     let dir = tempfile::tempdir().expect("tempdir");
     let eye = std::fs::read(models().join("fr_eye.onnx")).expect("fetched model");
     let server = crate::http::Server::start(std::collections::HashMap::from([(
-        "/fr_eye.onnx".to_string(),
+        "/fr_eye.onnx".to_owned(),
         crate::http::Serve::Whole(eye.clone()),
     )]));
     let m = dir.path().join("models");

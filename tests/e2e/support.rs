@@ -93,3 +93,32 @@ pub fn json(out: &Output) -> serde_json::Value {
         )
     })
 }
+
+/// exiftool's JSON for `file` (a reader nobody here wrote).
+pub fn exiftool(args: &[&str], file: &Path) -> serde_json::Value {
+    let out = std::process::Command::new("exiftool")
+        .args(["-j"])
+        .args(args)
+        .arg(file)
+        .output()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("exiftool JSON");
+    v[0].clone()
+}
+
+/// The one runtime this test process installs: ONNX Runtime 1.31.1. Every suite that runs the
+/// engine in this process asks for it here first, so whichever test runs first, the process has
+/// the same runtime (a process installs one, once).
+pub fn in_process_runtime() -> &'static darkroom_engine::RuntimeOutcome {
+    let rt = darkroom_engine::runtime::install(&darkroom_engine::RuntimeSearch {
+        explicit: Some(ort_lib()),
+        ..darkroom_engine::RuntimeSearch::default()
+    });
+    assert_eq!(rt.version, "1.31.1", "{}", rt.summary());
+    rt
+}

@@ -1,6 +1,7 @@
 //! A real window: the binary under Xvfb on the sample photos, a screenshot of the screen, and a
-//! check that it shows something (many colours, not one flat fill). Needs Xvfb and
-//! ImageMagick's `import` (scripts/test installs both) and Mesa's Vulkan (lavapipe). It runs
+//! check that it shows something (many colours, not one flat fill); and an index job that goes
+//! on to the end while the window is unmapped. Needs Xvfb, ImageMagick's `import` and xdotool
+//! (scripts/test installs them) and Mesa's Vulkan (lavapipe). It runs
 //! the binary the tests build, in the test profile: a second, release-profile build of the
 //! whole tree would cost CI a third of its budget and test the same code.
 
@@ -17,21 +18,10 @@ impl Drop for Kill {
     }
 }
 
-#[test]
-fn the_window_opens_on_the_sample_photos_and_is_not_blank() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("shoot");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    for p in [
-        "astronaut.png",
-        "coffee.png",
-        "grace_hopper.jpg",
-        "chelsea.png",
-    ] {
-        std::fs::copy(photo(p), folder.join(p)).expect("copy");
-    }
-    let display = format!(":{}", 90 + std::process::id() % 100);
-    let _xvfb = Kill(
+/// An X server of this test's own on a display no other test uses.
+fn xvfb(n: u32) -> (Kill, String) {
+    let display = format!(":{}", 90 + (std::process::id() * 2 + n) % 200);
+    let server = Kill(
         Command::new("Xvfb")
             .args([
                 display.as_str(),
@@ -47,6 +37,23 @@ fn the_window_opens_on_the_sample_photos_and_is_not_blank() {
             .expect("Xvfb is installed"),
     );
     std::thread::sleep(Duration::from_millis(800));
+    (server, display)
+}
+
+#[test]
+fn the_window_opens_on_the_sample_photos_and_is_not_blank() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for p in [
+        "astronaut.png",
+        "coffee.png",
+        "grace_hopper.jpg",
+        "chelsea.png",
+    ] {
+        std::fs::copy(photo(p), folder.join(p)).expect("copy");
+    }
+    let (_xvfb, display) = xvfb(0);
     let mut app = darkroom(dir.path());
     let _app = Kill(
         app.env("DISPLAY", &display)
@@ -89,4 +96,105 @@ fn the_window_opens_on_the_sample_photos_and_is_not_blank() {
     let keep = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("window.png");
     let _ = std::fs::copy(&shot, &keep);
     eprintln!("screenshot with {colours} colours: {}", keep.display());
+}
+
+fn xdotool(display: &str, args: &[&str]) -> Option<String> {
+    let out = Command::new("xdotool")
+        .env("DISPLAY", display)
+        .args(args)
+        .output()
+        .expect("xdotool is installed (scripts/test installs it)");
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Ctrl+I starts the index job; the window is unmapped while it runs, and every photo is in
+/// the catalog at the end, with nobody looking.
+#[test]
+fn an_index_job_goes_on_while_the_window_is_unmapped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let sources = [
+        "astronaut.png",
+        "grace_hopper.jpg",
+        "coffee.png",
+        "chelsea.png",
+    ];
+    let photos: Vec<_> = (0..48)
+        .map(|i| {
+            let src = sources[i % sources.len()];
+            let ext = std::path::Path::new(src)
+                .extension()
+                .and_then(|e| e.to_str())
+                .unwrap_or("png");
+            let p = folder.join(format!("IMG_{i:04}.{ext}"));
+            std::fs::copy(photo(src), &p).expect("copy");
+            p
+        })
+        .collect();
+    let (_xvfb, display) = xvfb(1);
+    let mut app = darkroom(dir.path());
+    let _app = Kill(
+        app.env("DISPLAY", &display)
+            .env("DARKROOM_ORT_LIB", ort_lib())
+            .env("DARKROOM_MODELS", models())
+            .env("DARKROOM_CACHE_DIR", dir.path().join("cache"))
+            .env_remove("WAYLAND_DISPLAY")
+            .arg(&folder)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("darkroom starts"),
+    );
+    let catalog_file = dir.path().join("catalog.sqlite");
+    let indexed = || -> usize {
+        let Ok(c) = darkroom_catalog::Catalog::open(
+            &catalog_file,
+            darkroom_catalog::SidecarNaming::WithExtension,
+        ) else {
+            return 0;
+        };
+        photos
+            .iter()
+            .filter(|p| c.photo_index(p).ok().flatten().is_some())
+            .count()
+    };
+    // Ctrl+I until the job has started (the engine starts after the first frame).
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let window = loop {
+        assert!(Instant::now() < deadline, "the job never started");
+        std::thread::sleep(Duration::from_millis(500));
+        let Some(id) = xdotool(&display, &["search", "--name", "DarkRoom"]) else {
+            continue;
+        };
+        let id = id.lines().last().unwrap_or_default().to_owned();
+        // Keys go to the focused window (XTEST); with no window manager, focus it ourselves.
+        let _ = xdotool(&display, &["windowfocus", "--sync", &id]);
+        let _ = xdotool(&display, &["key", "ctrl+i"]);
+        if indexed() > 0 {
+            break id;
+        }
+    };
+    xdotool(&display, &["windowunmap", "--sync", &window]).expect("unmapped");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let n = indexed();
+        if n == photos.len() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{n} of {} photos indexed while the window was unmapped",
+            photos.len()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // Still unmapped at the end: the job ran to its last photo unseen.
+    let visible = xdotool(&display, &["search", "--onlyvisible", "--name", "DarkRoom"]);
+    assert!(
+        visible.as_ref().is_none_or(|v| v.is_empty()),
+        "the window was mapped again: {visible:?}"
+    );
 }

@@ -31,6 +31,7 @@ pub enum Action {
     OpenFolder,
     SortBySharpness,
     ToggleBurst,
+    IndexFaces,
 }
 
 pub struct Binding {
@@ -192,6 +193,12 @@ pub const KEYMAP: &[Binding] = &[
     ),
     ctrl(Key::Comma, Action::Settings, "Ctrl+,", "Settings"),
     ctrl(Key::O, Action::OpenFolder, "Ctrl+O", "Open a folder"),
+    ctrl(
+        Key::I,
+        Action::IndexFaces,
+        "Ctrl+I",
+        "Index faces in this folder",
+    ),
     bind(
         Key::B,
         Action::ToggleBurst,

@@ -1,9 +1,10 @@
 //! Background work for the window, each piece named, bounded and cancellable, reporting through
-//! bounded channels that the UI drains each frame (workers call `request_repaint` after each
-//! report): the folder scan, the thumbnail pool, the decision writer, and the engine start-up.
+//! a [`Task`] the window polls in `logic`: the folder scan, the thumbnail pool, the catalog
+//! thread, the settings writer, the folder dialog, the index job, face close-ups, the folder's
+//! analysis and the model manager. Every result carries the id it was asked for.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 use std::sync::{Arc, Mutex};
 
@@ -11,8 +12,8 @@ use darkroom_catalog::{Catalog, Decision, SidecarNaming};
 use darkroom_library::ScanEvent;
 use darkroom_library::thumbs::ThumbCache;
 
-/// Wakes the UI from a worker.
-pub type Waker = Arc<dyn Fn() + Send + Sync>;
+use super::culling::{DecisionAck, DecisionJob, EntryId};
+use super::tasks::{Latest, Reporter, Task, Waker};
 
 /// Set on drop: every worker checks it between units of work.
 #[derive(Clone, Default)]
@@ -30,124 +31,127 @@ impl Cancel {
     }
 }
 
-fn spawn(name: &str, f: impl FnOnce() + Send + 'static) {
-    if let Err(e) = std::thread::Builder::new().name(name.to_string()).spawn(f) {
-        eprintln!("darkroom: cannot start {name}: {e}");
-    }
-}
-
-/// Drain up to `max` messages without blocking.
-pub fn drain<T>(rx: &Receiver<T>, max: usize) -> (Vec<T>, bool) {
-    let mut out = Vec::new();
-    while out.len() < max {
-        match rx.try_recv() {
-            Ok(v) => out.push(v),
-            Err(TryRecvError::Empty) => return (out, false),
-            Err(TryRecvError::Disconnected) => return (out, true),
-        }
-    }
-    (out, false)
-}
-
 /// The folder scan: items arrive in batches; the channel closing means the scan is done.
-pub fn scan(root: PathBuf, cancel: Cancel, wake: Waker) -> Receiver<ScanEvent> {
-    let (tx, rx) = sync_channel(512);
-    spawn("darkroom-scan", move || {
-        let mut n = 0usize;
-        darkroom_library::scan::scan(&root, cancel.flag(), &mut |event| {
-            n += 1;
-            // Blocks when the UI is behind: backpressure instead of an unbounded queue.
-            let ok = tx.send(event).is_ok();
-            if n.is_multiple_of(64) {
-                wake();
-            }
-            ok
-        });
-        wake();
-    });
-    rx
+pub fn scan(root: PathBuf, cancel: Cancel, wake: Waker) -> Task<ScanEvent> {
+    Task::spawn(
+        "the folder scan",
+        512,
+        wake,
+        move |out: Reporter<ScanEvent>| {
+            let mut n = 0usize;
+            darkroom_library::scan::scan(&root, cancel.flag(), &mut |event| {
+                n += 1;
+                // Blocks when the window is behind: backpressure instead of an unbounded queue.
+                let ok = out.send_quietly(event);
+                if n.is_multiple_of(64) {
+                    out.wake();
+                }
+                ok
+            });
+            out.wake();
+        },
+    )
 }
 
-/// A thumbnail request and its answer.
+/// A picture request and its answer.
 pub struct ThumbJob {
-    pub index: usize,
+    pub id: EntryId,
     pub path: PathBuf,
     pub side: u32,
 }
 
 pub struct ThumbDone {
-    pub index: usize,
+    pub id: EntryId,
     pub side: u32,
     pub result: Result<image::RgbImage, String>,
 }
 
-/// The thumbnail pool: `threads` workers pull jobs from one bounded queue.
+/// The thumbnail pool: `threads` workers pull jobs from one bounded queue. Jobs of a folder no
+/// longer open are skipped, not made: `current` is the open folder's generation.
 pub struct ThumbPool {
     pub jobs: SyncSender<ThumbJob>,
-    pub done: Receiver<ThumbDone>,
+    pub done: Task<ThumbDone>,
+    current: Arc<AtomicU64>,
+}
+
+impl ThumbPool {
+    /// A new folder is open: what was asked for the last one is no longer worth making.
+    pub fn set_generation(&self, generation: u64) {
+        self.current.store(generation, Ordering::Relaxed);
+    }
 }
 
 pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker) -> ThumbPool {
     let (job_tx, job_rx) = sync_channel::<ThumbJob>(256);
-    let (done_tx, done_rx) = sync_channel::<ThumbDone>(256);
     let job_rx = Arc::new(Mutex::new(job_rx));
-    for i in 0..threads.max(1) {
-        let (jobs, done, cache, cancel, wake) = (
-            Arc::clone(&job_rx),
-            done_tx.clone(),
-            cache.clone(),
-            cancel.clone(),
-            Arc::clone(&wake),
-        );
-        spawn(&format!("darkroom-thumbs-{i}"), move || {
-            loop {
-                let job = {
-                    let Ok(rx) = jobs.lock() else { return };
-                    rx.recv()
-                };
-                let Ok(job) = job else { return };
-                if cancel.is_set() {
-                    return;
-                }
-                let result = cache
-                    .get(&job.path, job.side)
-                    .map(|t| t.image)
-                    .map_err(|e| e.to_string());
-                if done
-                    .send(ThumbDone {
-                        index: job.index,
-                        side: job.side,
-                        result,
-                    })
-                    .is_err()
-                {
-                    return;
-                }
-                wake();
+    let current = Arc::new(AtomicU64::new(0));
+    let threads = threads.max(1);
+    // One task whose reporter every pool thread shares: the channel closes when all have ended.
+    let shared = Arc::clone(&current);
+    let done = Task::spawn("the thumbnail pool", 256, wake, move |out| {
+        let out = Arc::new(out);
+        let mut handles = Vec::new();
+        for i in 0..threads {
+            let (jobs, out, cache, cancel, current) = (
+                Arc::clone(&job_rx),
+                Arc::clone(&out),
+                cache.clone(),
+                cancel.clone(),
+                Arc::clone(&shared),
+            );
+            let spawned = std::thread::Builder::new()
+                .name(format!("darkroom-thumbs-{i}"))
+                .spawn(move || thumb_worker(&jobs, &out, &cache, &cancel, &current));
+            if let Ok(h) = spawned {
+                handles.push(h);
             }
-        });
-    }
+        }
+        for h in handles {
+            let _ = h.join();
+        }
+    });
     ThumbPool {
         jobs: job_tx,
-        done: done_rx,
+        done,
+        current,
     }
 }
 
-/// A decision for every file of one item.
-pub struct DecisionJob {
-    pub index: usize,
-    pub files: Vec<PathBuf>,
-    pub decision: Decision,
+fn thumb_worker(
+    jobs: &Mutex<Receiver<ThumbJob>>,
+    out: &Reporter<ThumbDone>,
+    cache: &ThumbCache,
+    cancel: &Cancel,
+    current: &AtomicU64,
+) {
+    loop {
+        let job = {
+            let Ok(rx) = jobs.lock() else { return };
+            rx.recv()
+        };
+        let Ok(job) = job else { return };
+        if cancel.is_set() {
+            return;
+        }
+        if job.id.generation() != current.load(Ordering::Relaxed) {
+            continue;
+        }
+        let result = cache
+            .get(&job.path, job.side)
+            .map(|t| t.image)
+            .map_err(|e| e.to_string());
+        let done = ThumbDone {
+            id: job.id,
+            side: job.side,
+            result,
+        };
+        if !out.send(done) {
+            return;
+        }
+    }
 }
 
-/// The writer's answer: durable in the catalog (and the sidecar error, if any).
-pub struct DecisionAck {
-    pub index: usize,
-    pub decision: Decision,
-    pub error: Option<String>,
-}
-
-/// What the UI asks of the catalog thread, in order.
+/// What the window asks of the catalog thread, in order.
 pub enum WriterMsg {
     Decide(DecisionJob),
     Naming(SidecarNaming),
@@ -155,12 +159,20 @@ pub enum WriterMsg {
     NamePerson(i64, Option<String>),
 }
 
-pub struct DecisionWriter {
+/// What the catalog thread reports.
+pub enum CatalogReport {
+    Ack(DecisionAck),
+    /// What the catalog or a sidecar already said about a photo when it was imported.
+    Imported(EntryId, Decision, Option<String>),
+    /// Something the user should know that belongs to no photo (the catalog did not open).
+    Problem(String),
+}
+
+/// The window's end of the catalog thread.
+pub struct CatalogThread {
     pub jobs: SyncSender<WriterMsg>,
-    pub acks: Receiver<DecisionAck>,
-    /// Decisions found in the catalog or sidecars when items were imported.
-    pub imported: Receiver<(usize, Decision, Option<String>)>,
-    pub import: SyncSender<(usize, PathBuf)>,
+    pub import: SyncSender<(EntryId, PathBuf)>,
+    pub reports: Task<CatalogReport>,
 }
 
 fn apply(catalog: Option<&mut Catalog>, job: DecisionJob) -> DecisionAck {
@@ -174,10 +186,10 @@ fn apply(catalog: Option<&mut Catalog>, job: DecisionJob) -> DecisionAck {
                 }
             }
         }
-        None => error = Some("the catalog could not be opened".to_string()),
+        None => error = Some("the catalog could not be opened".to_owned()),
     }
     DecisionAck {
-        index: job.index,
+        id: job.id,
         decision: job.decision,
         error,
     }
@@ -185,25 +197,21 @@ fn apply(catalog: Option<&mut Catalog>, job: DecisionJob) -> DecisionAck {
 
 /// The one thread that owns the catalog: imports items and records decisions, decisions first
 /// (they are what the user waits on), each acknowledged only once durable.
-pub fn decision_writer(
-    catalog_path: PathBuf,
-    naming: SidecarNaming,
-    wake: Waker,
-) -> DecisionWriter {
+pub fn catalog_thread(catalog_path: PathBuf, naming: SidecarNaming, wake: Waker) -> CatalogThread {
     let (job_tx, job_rx) = sync_channel::<WriterMsg>(64);
-    let (ack_tx, ack_rx) = sync_channel::<DecisionAck>(64);
-    let (import_tx, import_rx) = sync_channel::<(usize, PathBuf)>(512);
-    let (imported_tx, imported_rx) = sync_channel(512);
-    spawn("darkroom-catalog", move || {
+    let (import_tx, import_rx) = sync_channel::<(EntryId, PathBuf)>(512);
+    let reports = Task::spawn("the catalog thread", 1024, wake, move |out| {
         let mut catalog = match Catalog::open(&catalog_path, naming) {
             Ok(mut c) => {
                 for e in c.flush_pending().unwrap_or_default() {
-                    eprintln!("darkroom: {e}");
+                    out.send(CatalogReport::Problem(e.to_string()));
                 }
                 Some(c)
             }
             Err(e) => {
-                eprintln!("darkroom: {e}");
+                out.send(CatalogReport::Problem(format!(
+                    "decisions cannot be saved: {e}"
+                )));
                 None
             }
         };
@@ -225,67 +233,70 @@ pub fn decision_writer(
                     if let Some(c) = catalog.as_mut()
                         && let Err(e) = c.name_person(id, name.as_deref())
                     {
-                        eprintln!("darkroom: {e}");
+                        out.send(CatalogReport::Problem(format!(
+                            "the name was not saved: {e}"
+                        )));
                     }
                     continue;
                 }
                 Ok(WriterMsg::Decide(job)) => {
-                    if ack_tx.send(apply(catalog.as_mut(), job)).is_err() {
+                    if !out.send(CatalogReport::Ack(apply(catalog.as_mut(), job))) {
                         return;
                     }
-                    wake();
                     continue;
                 }
                 Err(TryRecvError::Disconnected) => return,
                 Err(TryRecvError::Empty) => {}
             }
             match import_rx.recv_timeout(std::time::Duration::from_millis(20)) {
-                Ok((index, path)) => {
+                Ok((id, path)) => {
                     let (d, err) = match catalog.as_mut().map(|c| c.import(&path)) {
                         Some(Ok(o)) => (o.decision, o.sidecar_error.map(|e| e.to_string())),
                         Some(Err(e)) => (Decision::default(), Some(e.to_string())),
                         None => (Decision::default(), None),
                     };
-                    if imported_tx.send((index, d, err)).is_err() {
+                    if !out.send(CatalogReport::Imported(id, d, err)) {
                         return;
                     }
-                    wake();
                 }
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
                 Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => imports_done = true,
             }
         }
     });
-    DecisionWriter {
+    CatalogThread {
         jobs: job_tx,
-        acks: ack_rx,
-        imported: imported_rx,
         import: import_tx,
+        reports,
     }
 }
 
 /// A settings file to write: the window's own, or the engine's beside the probe cache.
 pub enum SaveMsg {
-    App(PathBuf, super::AppSettings),
+    App(PathBuf, crate::services::AppSettings),
     Backend(PathBuf, darkroom_engine::ladder::BackendSettings),
 }
 
-/// The settings writer: one thread, so two quick changes land in the order they were made.
-pub fn settings_saver() -> SyncSender<SaveMsg> {
+/// The settings writer: one thread, so two quick changes land in the order they were made. It
+/// reports each file it could not write.
+pub fn settings_saver(wake: Waker) -> (SyncSender<SaveMsg>, Task<String>) {
     let (tx, rx) = sync_channel::<SaveMsg>(16);
-    spawn("darkroom-settings", move || {
+    let problems = Task::spawn("the settings writer", 16, wake, move |out| {
         for msg in rx {
             let result = match msg {
-                SaveMsg::App(path, settings) => super::AppSettings::store(&settings, &path)
-                    .map_err(|e| format!("cannot save settings: {e}: {}", path.display())),
-                SaveMsg::Backend(dir, settings) => settings.store(&dir).map_err(|e| e.to_string()),
+                SaveMsg::App(path, settings) => settings
+                    .store(&path)
+                    .map_err(|e| format!("settings not saved: {e}: {}", path.display())),
+                SaveMsg::Backend(dir, settings) => settings
+                    .store(&dir)
+                    .map_err(|e| format!("engine settings not saved: {e}")),
             };
             if let Err(e) = result {
-                eprintln!("darkroom: {e}");
+                out.try_send(e);
             }
         }
     });
-    tx
+    (tx, problems)
 }
 
 /// Asks the user for a folder; None when they cancel (or no dialog could be shown).
@@ -303,24 +314,11 @@ pub fn system_folder_dialog() -> PickFolder {
     })
 }
 
-/// Show the folder dialog in the background; the answer arrives on the receiver.
-pub fn pick_folder(
-    pick: PickFolder,
-    start: Option<PathBuf>,
-    wake: Waker,
-) -> Receiver<Option<PathBuf>> {
-    let (tx, rx) = sync_channel(1);
-    spawn("darkroom-folder-dialog", move || {
-        let _ = tx.send(pick(start));
-        wake();
-    });
-    rx
-}
-
-/// What the index job tells the window.
-pub enum IndexMsg {
-    Event(darkroom_index::Event),
-    Done(Result<darkroom_index::Summary, String>),
+/// Show the folder dialog in the background; the answer arrives on the task.
+pub fn pick_folder(pick: PickFolder, start: Option<PathBuf>, wake: Waker) -> Task<Option<PathBuf>> {
+    Task::spawn("the folder dialog", 1, wake, move |out| {
+        out.send(pick(start));
+    })
 }
 
 /// Everything an index job from the window needs, gathered on the UI thread (no I/O there).
@@ -335,16 +333,26 @@ pub struct IndexRequest {
     pub detector: String,
 }
 
+/// What a running index job has said so far, overwritten as it goes: the job never waits for
+/// the window (a minimised window may not look for minutes).
+#[derive(Default)]
+pub struct IndexLive {
+    pub to_index: usize,
+    pub progress: Option<darkroom_index::Progress>,
+    /// Photos that could not be indexed, for the window to take.
+    pub failures: Vec<String>,
+}
+
 /// The index job on a thread of its own: sessions from the pin taken when it was asked for,
-/// its own catalog connection (SQLite WAL lets the decision writer go on meanwhile), events
-/// through a bounded channel (the job waits when the window is behind).
+/// its own catalog connection (SQLite WAL lets the catalog thread go on meanwhile). Progress goes
+/// into `live`; only the end travels on the channel.
 pub fn index_job(
     request: IndexRequest,
     control: Arc<darkroom_index::Control>,
+    live: Latest<IndexLive>,
     wake: Waker,
-) -> Receiver<IndexMsg> {
-    let (tx, rx) = sync_channel(64);
-    spawn("darkroom-index", move || {
+) -> Task<Result<darkroom_index::Summary, String>> {
+    Task::spawn("the index job", 1, wake, move |out| {
         let IndexRequest {
             pin,
             models_dir,
@@ -358,11 +366,11 @@ pub fn index_job(
             let store =
                 darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?);
             let sessions = darkroom_engine::Sessions::new(
-                crate::cli::install_runtime(),
+                crate::services::install_runtime(),
                 store,
                 inference_threads,
             )?;
-            let mut models = crate::index_cmd::open_models(&sessions, &pin, Some(detector), None)?;
+            let mut models = darkroom_index::open_models(&sessions, &pin, Some(detector), None)?;
             let mut catalog = Catalog::open(&catalog, SidecarNaming::default())?;
             let config = darkroom_index::JobConfig {
                 photos,
@@ -377,16 +385,21 @@ pub fn index_job(
                 &mut catalog,
                 &control,
                 &mut |event| {
-                    let _ = tx.send(IndexMsg::Event(event));
-                    wake();
+                    live.update(|l| match event {
+                        darkroom_index::Event::Started { to_index, .. } => l.to_index = to_index,
+                        darkroom_index::Event::Progress(p) => l.progress = Some(p),
+                        darkroom_index::Event::Failed { path, error } => {
+                            l.failures.push(format!("{error}: {}", path.display()));
+                        }
+                        darkroom_index::Event::Indexed { .. } => {}
+                    });
+                    out.wake();
                 },
             )?;
             Ok(summary)
         })();
-        let _ = tx.send(IndexMsg::Done(result.map_err(|e| format!("{e:#}"))));
-        wake();
-    });
-    rx
+        out.send(result.map_err(|e| format!("{e:#}")));
+    })
 }
 
 /// One face as the loupe's close-up strip shows it: a crop at 100% (the photo's own pixels).
@@ -396,22 +409,16 @@ pub struct FaceCrop {
     pub eyes_closed: Option<bool>,
 }
 
-/// A photo's close-ups for entry `.0`: None when the photo is not indexed.
-pub type FaceCrops = (usize, Result<Option<Vec<FaceCrop>>, String>);
+/// A photo's close-ups for the photo `.0` names: None when the photo is not indexed.
+pub type FaceCrops = (EntryId, Result<Option<Vec<FaceCrop>>, String>);
 
 /// Crops of at most this many pixels a side: a close-up, not the photo again.
 pub const FACE_CROP_MAX: u32 = 256;
 
 /// The photo's indexed faces at 100%: read from the catalog (its own connection), the photo
 /// decoded whole, each face cut out around its box. None when the photo is not indexed.
-pub fn face_crops(
-    index: usize,
-    photo: PathBuf,
-    catalog: PathBuf,
-    wake: Waker,
-) -> Receiver<FaceCrops> {
-    let (tx, rx) = sync_channel(1);
-    spawn("darkroom-face-crops", move || {
+pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) -> Task<FaceCrops> {
+    Task::spawn("the close-ups", 1, wake, move |out| {
         let result = (|| -> Result<Option<Vec<FaceCrop>>, String> {
             let catalog =
                 Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
@@ -447,27 +454,28 @@ pub fn face_crops(
                 .collect();
             Ok(Some(crops))
         })();
-        let _ = tx.send((index, result));
-        wake();
-    });
-    rx
+        out.send((id, result));
+    })
 }
 
-/// The folder's analysis from the index rows (bursts need every photo's row at once), read on a
-/// thread of its own with its own catalog connection.
 /// A folder's analysis and the names people were given.
 pub struct FolderAnalysis {
     pub photos: Vec<darkroom_index::PhotoAnalysis>,
     pub names: std::collections::HashMap<i64, String>,
 }
 
+/// The analysis of folder `generation`, as it answers.
+pub type AnalysisAnswer = (u64, Result<FolderAnalysis, String>);
+
+/// The folder's analysis from the index rows (bursts need every photo's row at once), read on a
+/// thread of its own with its own catalog connection.
 pub fn load_analysis(
+    generation: u64,
     photos: Vec<PathBuf>,
     catalog: PathBuf,
     wake: Waker,
-) -> Receiver<Result<FolderAnalysis, String>> {
-    let (tx, rx) = sync_channel(1);
-    spawn("darkroom-analysis", move || {
+) -> Task<AnalysisAnswer> {
+    Task::spawn("the folder's analysis", 1, wake, move |out| {
         let result = (|| -> Result<FolderAnalysis, String> {
             let catalog =
                 Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
@@ -495,10 +503,8 @@ pub fn load_analysis(
                 names,
             })
         })();
-        let _ = tx.send(result);
-        wake();
-    });
-    rx
+        out.send((generation, result));
+    })
 }
 
 /// What the model manager's worker is asked to do.
@@ -526,14 +532,12 @@ pub fn models_job(
     request: ModelsRequest,
     cancel: Cancel,
     wake: Waker,
-) -> Receiver<ModelsMsg> {
-    let (tx, rx) = sync_channel(64);
-    spawn("darkroom-models", move || {
+) -> Task<ModelsMsg> {
+    Task::spawn("the model manager", 64, wake, move |out| {
         let cards = match darkroom_engine::CardSet::builtin() {
             Ok(c) => c,
             Err(e) => {
-                let _ = tx.send(ModelsMsg::Outcome(Err(e.to_string())));
-                wake();
+                out.send(ModelsMsg::Outcome(Err(e.to_string())));
                 return;
             }
         };
@@ -542,8 +546,7 @@ pub fn models_job(
             mirror,
         );
         let say = |msg: ModelsMsg| {
-            let _ = tx.send(msg);
-            wake();
+            out.send(msg);
         };
         match request {
             ModelsRequest::Refresh => match manager.quarantine_invalid() {
@@ -569,9 +572,7 @@ pub fn models_job(
                             || p.total == Some(p.done)
                         {
                             last = std::time::Instant::now();
-                            if tx.try_send(ModelsMsg::Progress(p)).is_ok() {
-                                wake();
-                            }
+                            out.try_send(ModelsMsg::Progress(p));
                         }
                     },
                     cancel.flag(),
@@ -602,6 +603,5 @@ pub fn models_job(
             }
         }
         say(ModelsMsg::States(manager.statuses()));
-    });
-    rx
+    })
 }

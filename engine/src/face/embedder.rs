@@ -16,9 +16,9 @@ pub struct FaceEmbedder {
 
 /// Cosine similarity of two vectors (1 for identical directions).
 pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
-    let dot: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
-    let na: f32 = a.iter().map(|x| x * x).sum::<f32>().sqrt();
-    let nb: f32 = b.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let dot = a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let na = a.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let nb = b.iter().map(|x| x * x).sum::<f32>().sqrt();
     if na == 0.0 || nb == 0.0 {
         0.0
     } else {
@@ -91,7 +91,9 @@ impl FaceEmbedder {
         }
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
-            v.iter_mut().for_each(|x| *x /= norm);
+            for x in &mut v {
+                *x /= norm;
+            }
         }
         Ok(v)
     }

@@ -16,7 +16,7 @@ pub const EYE_CROP_SIDE: f32 = 0.5;
 /// they are big enough to judge at all.
 pub fn eye_distance(landmarks: &[[f32; 2]; 5]) -> f32 {
     let [l, r] = [landmarks[0], landmarks[1]];
-    ((l[0] - r[0]).powi(2) + (l[1] - r[1]).powi(2)).sqrt()
+    (l[0] - r[0]).hypot(l[1] - r[1])
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

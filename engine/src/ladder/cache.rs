@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::device::ProbeInputs;
 use super::probe::ProbeResult;
-use super::rungs::{Precision, Rung};
+use crate::rungs::{Precision, Rung};
 use crate::store::write_atomically;
 
 pub const CACHE_FILE: &str = "probe.json";
@@ -69,7 +69,7 @@ pub fn lookup(path: &Path, inputs: &ProbeInputs) -> Result<CacheFile, CacheMiss>
     })?;
     if file.format != FORMAT {
         return Err(CacheMiss::Stale {
-            changed: vec!["format".to_string()],
+            changed: vec!["format".to_owned()],
         });
     }
     let changed = changed_inputs(&file.inputs, inputs);
@@ -85,7 +85,7 @@ pub fn changed_inputs(old: &ProbeInputs, new: &ProbeInputs) -> Vec<String> {
     let mut changed = Vec::new();
     let mut check = |name: &str, same: bool| {
         if !same {
-            changed.push(name.to_string());
+            changed.push(name.to_owned());
         }
     };
     check("darkroom", old.darkroom == new.darkroom);

@@ -121,7 +121,7 @@ pub fn run(launcher: &Launcher, args: &[String], limit: Duration, stop: &AtomicB
             .find(|l| !l.trim().is_empty())
             .unwrap_or("")
             .trim()
-            .to_string()
+            .to_owned()
     };
     if status.success() {
         return ChildEnd::Finished {
@@ -163,7 +163,7 @@ fn describe(status: &std::process::ExitStatus) -> String {
     }
     match status.code() {
         Some(code) => format!("exited with status {code}"),
-        None => "ended without a status".to_string(),
+        None => "ended without a status".to_owned(),
     }
 }
 
@@ -171,10 +171,10 @@ impl ChildEnd {
     /// One line for the probe record ("timed out after 5 s").
     pub fn reason(&self) -> String {
         match self {
-            ChildEnd::Finished { .. } => "finished".to_string(),
+            ChildEnd::Finished { .. } => "finished".to_owned(),
             ChildEnd::Failed { reason } | ChildEnd::Crashed { reason } => reason.clone(),
             ChildEnd::TimedOut { after_s } => format!("timed out after {after_s} s"),
-            ChildEnd::Cancelled => "cancelled".to_string(),
+            ChildEnd::Cancelled => "cancelled".to_owned(),
         }
     }
 }

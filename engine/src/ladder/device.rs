@@ -7,7 +7,7 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use super::rungs::Platform;
+use crate::rungs::Platform;
 use crate::runtime::{NvidiaGpu, RuntimeKind, RuntimeOutcome};
 use crate::store::{ModelStore, sha256_hex};
 

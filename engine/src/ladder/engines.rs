@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::child::{self, ChildEnd, Launcher};
 use super::device::{DeviceIdentity, ModelStamp};
 use super::probe::{WorkerRequest, encode};
-use super::rungs::{Precision, Rung, precision_for};
+use crate::rungs::{Precision, Rung, precision_for};
 use crate::store::{ModelStore, sha256_hex, write_atomically};
 
 pub const ENGINES_DIR: &str = "engines";

@@ -10,10 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use super::child::{self, ChildEnd, Launcher};
 use super::device::DeviceIdentity;
-use super::fake::FakeGpu;
-use super::rungs::{Placement, Precision, Rung, precision_for};
 use crate::cards::Role;
 use crate::error::EngineError;
+use crate::fake::FakeGpu;
+use crate::rungs::{Placement, Precision, Rung, precision_for};
 use crate::runtime::{RuntimeKind, RuntimeOutcome};
 use crate::sessions::Sessions;
 use crate::store::ModelStore;
@@ -126,7 +126,7 @@ impl Walk<'_> {
         let request = WorkerRequest::Time {
             rung,
             models: self.store.dir().to_path_buf(),
-            model_id: model_id.to_string(),
+            model_id: model_id.to_owned(),
             workspace_mb: self.workspace_mb,
         };
         let end = child::run(self.launcher, &[encode(&request)], self.limit, self.stop);
@@ -147,7 +147,7 @@ impl Walk<'_> {
         let unavailable = |rung: Rung, reason: &str| RungOutcome {
             rung,
             state: RungState::Unavailable,
-            reason: Some(reason.to_string()),
+            reason: Some(reason.to_owned()),
             timing: None,
         };
         if self.runtime.kind == RuntimeKind::Tract {
@@ -178,7 +178,7 @@ impl Walk<'_> {
                 .map(|&r| RungOutcome {
                     rung: r,
                     state: RungState::Skipped,
-                    reason: Some("no detector installed to time".to_string()),
+                    reason: Some("no detector installed to time".to_owned()),
                     timing: None,
                 })
                 .collect();
@@ -225,7 +225,7 @@ impl Walk<'_> {
                         rungs.push(RungOutcome {
                             rung,
                             state: RungState::Skipped,
-                            reason: Some("the floor could not be timed".to_string()),
+                            reason: Some("the floor could not be timed".to_owned()),
                             timing: None,
                         });
                         continue;
@@ -322,7 +322,7 @@ pub fn serve(
     sessions: Option<&Sessions>,
     fake: Option<&FakeGpu>,
 ) -> Result<String, String> {
-    let sessions = || sessions.ok_or_else(|| "no runtime in the worker".to_string());
+    let sessions = || sessions.ok_or_else(|| "no runtime in the worker".to_owned());
     let placement = |rung: Rung, role: Role, workspace_mb: u64| Placement {
         rung,
         precision: precision_for(rung, role),
@@ -351,7 +351,7 @@ pub fn serve(
             let simulated = match (rung, fake) {
                 (Rung::SimulatedGpu, Some(f)) => Some(f),
                 (Rung::SimulatedGpu, None) => {
-                    return Err("the simulated GPU is not configured".to_string());
+                    return Err("the simulated GPU is not configured".to_owned());
                 }
                 _ => None,
             };
@@ -422,7 +422,7 @@ pub fn serve(
                 }
                 (other, _) => return Err(format!("{other} does not build engines")),
             }
-            Ok("{\"built\":true}".to_string())
+            Ok("{\"built\":true}".to_owned())
         }
     }
 }

@@ -93,7 +93,7 @@ fn read_request(stream: &TcpStream) -> Option<Seen> {
     let mut reader = BufReader::new(stream);
     let mut line = String::new();
     reader.read_line(&mut line).ok()?;
-    let path = line.split_whitespace().nth(1)?.to_string();
+    let path = line.split_whitespace().nth(1)?.to_owned();
     let mut range_from = None;
     loop {
         let mut h = String::new();
@@ -136,7 +136,7 @@ fn respond(mut stream: TcpStream, route: Option<&Serve>, range_from: Option<u64>
     };
     let (head, body, declared_wait) = match route {
         None => (
-            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n".to_string(),
+            "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n".to_owned(),
             Vec::new(),
             false,
         ),
@@ -158,7 +158,7 @@ fn respond(mut stream: TcpStream, route: Option<&Serve>, range_from: Option<u64>
             bytes.clone(),
             true,
         ),
-        Some(Serve::Unsized(bytes)) => ("HTTP/1.1 200 OK\r\n".to_string(), bytes.clone(), false),
+        Some(Serve::Unsized(bytes)) => ("HTTP/1.1 200 OK\r\n".to_owned(), bytes.clone(), false),
     };
     let _ = stream.write_all(format!("{head}Connection: close\r\n\r\n").as_bytes());
     let _ = stream.flush();

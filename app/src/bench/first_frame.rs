@@ -13,6 +13,22 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde::Serialize;
 
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Photos to fill the 1,000-photo folder with (hard links, cycled).
+    photos: PathBuf,
+    #[arg(long, default_value_t = 1000)]
+    count: usize,
+    #[arg(long, default_value_t = 10)]
+    runs: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    run(&a.photos, a.count, a.runs, a.json)
+}
+
 #[derive(Serialize)]
 struct Report {
     photos: usize,

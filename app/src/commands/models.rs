@@ -1,5 +1,6 @@
 //! `darkroom models list|import|fetch|install-from|verify`.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
@@ -7,7 +8,51 @@ use darkroom_engine::{CardSet, ModelStore};
 use darkroom_models::{CardState, ModelManager, Progress};
 use serde::Serialize;
 
-use crate::cli::ModelsCommand;
+#[derive(Debug, clap::Subcommand)]
+pub enum Args {
+    /// Every model card, and whether its file is installed and verifies.
+    List {
+        #[arg(long)]
+        models: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a model file against a card's IO contract and install it under that card.
+    Import {
+        file: PathBuf,
+        /// The card's model_id (e.g. scrfd_10g).
+        #[arg(long = "as")]
+        as_model: String,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Download models from their upstream (or a mirror), verify size and sha256, install.
+    /// Without --accept-licence it prints each licence and fetches nothing.
+    Fetch {
+        /// model_ids to fetch (default: every card with a download, except test fixtures).
+        model_ids: Vec<String>,
+        /// I have read the licences printed without this flag, and accept them.
+        #[arg(long)]
+        accept_licence: bool,
+        /// Fetch files by name from this base URL instead (default: DARKROOM_MODEL_MIRROR).
+        #[arg(long)]
+        mirror: Option<String>,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Install what a folder holds (model files, or an upstream archive), checked against the
+    /// pinned hashes. The folder is only read.
+    InstallFrom {
+        folder: PathBuf,
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+    /// Move every installed file that fails its hash into the models dir's quarantine/.
+    Verify {
+        #[arg(long)]
+        models: Option<PathBuf>,
+    },
+}
 
 #[derive(Serialize)]
 struct Row {
@@ -22,10 +67,10 @@ struct Row {
     source: String,
 }
 
-pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
+pub fn run(command: Args) -> anyhow::Result<ExitCode> {
     match command {
-        ModelsCommand::List { models, json } => {
-            let store = ModelStore::new(crate::cli::models_dir(models)?, CardSet::builtin()?);
+        Args::List { models, json } => {
+            let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?);
             let rows: Vec<Row> = store
                 .cards()
                 .iter()
@@ -34,11 +79,11 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
                     let installed = store.is_present(card);
                     let (status, sha256) = if installed {
                         match store.load(&id) {
-                            Ok(m) => ("ok".to_string(), Some(m.sha256)),
+                            Ok(m) => ("ok".to_owned(), Some(m.sha256)),
                             Err(e) => (e.to_string(), None),
                         }
                     } else {
-                        ("not installed".to_string(), card.sha256.clone())
+                        ("not installed".to_owned(), card.sha256.clone())
                     };
                     Row {
                         model_id: id,
@@ -65,12 +110,12 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        ModelsCommand::Import {
+        Args::Import {
             file,
             as_model,
             models,
         } => {
-            let sessions = crate::cli::sessions(models)?;
+            let sessions = crate::services::sessions(models)?;
             let model = sessions.import(&file, &as_model)?;
             println!(
                 "imported {} as {} (sha256 {}): {}",
@@ -81,13 +126,13 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        ModelsCommand::Fetch {
+        Args::Fetch {
             model_ids,
             accept_licence,
             mirror,
             models,
         } => fetch(model_ids, accept_licence, mirror, models),
-        ModelsCommand::InstallFrom { folder, models } => {
+        Args::InstallFrom { folder, models } => {
             let manager = manager(models, None)?;
             let report = manager.install_from_folder(&folder);
             if report.is_empty() {
@@ -109,7 +154,7 @@ pub fn run(command: ModelsCommand) -> anyhow::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
-        ModelsCommand::Verify { models } => {
+        Args::Verify { models } => {
             let manager = manager(models, None)?;
             let moved = manager.quarantine_invalid()?;
             for q in &moved {
@@ -127,7 +172,7 @@ fn manager(
     models: Option<std::path::PathBuf>,
     mirror: Option<String>,
 ) -> anyhow::Result<ModelManager> {
-    let store = ModelStore::new(crate::cli::models_dir(models)?, CardSet::builtin()?);
+    let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?);
     Ok(ModelManager::new(
         store,
         mirror.or_else(ModelManager::mirror_from_env),

@@ -59,8 +59,8 @@ pub fn from_env() -> Result<Option<FakeGpu>, String> {
 impl FakeGpu {
     pub fn parse(text: &str) -> Result<Self, String> {
         let mut fake = FakeGpu {
-            raw: text.to_string(),
-            device: "Simulated GPU".to_string(),
+            raw: text.to_owned(),
+            device: "Simulated GPU".to_owned(),
             probe: FakeProbe::Fast,
             probe_ms: 0,
             compile_ms: 200,
@@ -76,7 +76,7 @@ impl FakeGpu {
                     .map_err(|_| format!("{ENV}: {key} must be a number, found {v:?}"))
             };
             match key.trim() {
-                "device" => fake.device = value.trim().to_string(),
+                "device" => fake.device = value.trim().to_owned(),
                 "probe" => {
                     fake.probe = match value.trim() {
                         "none" => FakeProbe::None,
@@ -90,7 +90,7 @@ impl FakeGpu {
                 }
                 "probe_ms" => fake.probe_ms = number(value)?,
                 "compile_ms" => fake.compile_ms = number(value)?,
-                "compile_fail" => fake.compile_fail = Some(value.trim().to_string()),
+                "compile_fail" => fake.compile_fail = Some(value.trim().to_owned()),
                 other => return Err(format!("{ENV}: unknown key {other:?}")),
             }
         }
@@ -100,8 +100,8 @@ impl FakeGpu {
     pub fn gpu(&self) -> NvidiaGpu {
         NvidiaGpu {
             name: self.device.clone(),
-            compute_capability: "8.6".to_string(),
-            driver_version: "simulated".to_string(),
+            compute_capability: "8.6".to_owned(),
+            driver_version: "simulated".to_owned(),
         }
     }
 
@@ -115,9 +115,11 @@ impl FakeGpu {
         std::thread::sleep(Duration::from_millis(self.probe_ms));
         match self.probe {
             FakeProbe::Fail => Err(
-                "simulated GPU: session build failed: the driver is in a wedged state".to_string(),
+                "simulated GPU: session build failed: the driver is in a wedged state".to_owned(),
             ),
             FakeProbe::Crash => std::process::abort(),
+            // A probe that never answers is the point: the parent must time it out.
+            #[allow(clippy::infinite_loop)]
             FakeProbe::Hang => loop {
                 std::thread::sleep(Duration::from_secs(3600));
             },

@@ -10,19 +10,30 @@ use std::sync::atomic::AtomicBool;
 
 use anyhow::Context;
 use darkroom_catalog::{Catalog, PhotoIndex, SidecarNaming};
-use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
-use darkroom_engine::{Role, Sessions};
-use darkroom_index::{Control, Event, JobConfig, Models, Thresholds, job};
+use darkroom_index::{Control, Event, JobConfig, Thresholds, job};
 use darkroom_library::{ScanEvent, scan};
 use serde::Serialize;
 
-pub struct IndexArgs {
+#[derive(Debug, clap::Args)]
+pub struct Args {
     pub folder: PathBuf,
+    /// Print the summary and every photo's results as JSON.
+    #[arg(long)]
     pub json: bool,
+    /// The catalog (default: <data dir>/catalog.sqlite).
+    #[arg(long)]
     pub catalog: Option<PathBuf>,
+    #[arg(long)]
     pub models: Option<PathBuf>,
+    /// Detector model_id (default: the window's choice in Settings, else scrfd_2.5g if
+    /// installed, else the first installed).
+    #[arg(long)]
     pub detector: Option<String>,
+    /// Embedder model_id (default: the first installed; none installed: no people).
+    #[arg(long)]
     pub embedder: Option<String>,
+    /// Decoding threads (default: all cores but one).
+    #[arg(long)]
     pub threads: Option<usize>,
 }
 
@@ -100,65 +111,23 @@ fn photos_in(folder: &Path) -> (Vec<PathBuf>, Vec<Failure>) {
     (photos, problems)
 }
 
-/// The job's sessions, all from one pin: the named or preferred detector, an embedder and an
-/// eye-state model where installed (without them: no people, no eyes, never faked).
-pub fn open_models(
-    sessions: &Sessions,
-    pin: &darkroom_engine::JobPin,
-    detector: Option<String>,
-    embedder: Option<String>,
-) -> anyhow::Result<Models> {
-    let store = sessions.store();
-    let detector_id = crate::faces_cmd::pick_model(store, Role::Detector, detector, "scrfd_2.5g")?;
-    let detector = FaceDetector::new(pin.open(sessions, &detector_id, Role::Detector)?)?;
-    let named = embedder.is_some();
-    let embedder = match crate::faces_cmd::pick_model(store, Role::Embedder, embedder, "w600k_mbf")
-    {
-        Ok(id) => Some(FaceEmbedder::new(pin.open(
-            sessions,
-            &id,
-            Role::Embedder,
-        )?)?),
-        Err(_) if !named => None,
-        Err(e) => return Err(e),
-    };
-    let eye_card = store
-        .cards()
-        .by_role(Role::EyeState)
-        .find(|c| store.is_present(c))
-        .cloned();
-    let eyes = match eye_card {
-        Some(card) => {
-            let classes = store.cards().classes(&card).unwrap_or_default();
-            let session = pin.open(sessions, &card.model_id(), Role::EyeState)?;
-            Some(EyeClassifier::new(session, &classes)?)
-        }
-        None => None,
-    };
-    Ok(Models {
-        detector,
-        embedder,
-        eyes,
-    })
-}
-
-pub fn run(args: IndexArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let folder = &args.folder;
     if !folder.is_dir() {
         anyhow::bail!("not a folder: {}", folder.display());
     }
     let (photos, mut failed) = photos_in(folder);
-    let sessions = crate::cli::sessions(args.models.clone())?;
+    let sessions = crate::services::sessions(args.models.clone())?;
     // A batch job waits for the probe (cached after the first run), then pins what it found
     // for its whole length.
-    let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
+    let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
     backend.wait_ready(wait);
     let pin = backend.pin();
     // The window's choices (detector, blurry threshold) hold here too, unless a flag says.
     let window = darkroom_engine::paths::data_dir()
-        .map(|d| crate::gui::AppSettings::load(&d.join("settings.json")))
+        .map(|d| crate::services::AppSettings::load(&d.join("settings.json")).0)
         .unwrap_or_default();
-    let mut models = open_models(
+    let mut models = darkroom_index::open_models(
         &sessions,
         &pin,
         args.detector.clone().or(window.detector),

@@ -11,7 +11,24 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde::Serialize;
 
-use crate::gui::{DarkRoom, Setup, StatusSource, panels::EngineKnobs};
+use crate::gui::windows::settings::EngineKnobs;
+use crate::gui::{DarkRoom, Setup, StatusSource};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Photos to fill the folders with (hard links, cycled).
+    photos: std::path::PathBuf,
+    #[arg(long, default_value_t = 10_000)]
+    count: usize,
+    #[arg(long, default_value_t = 400)]
+    frames: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    run(&a.photos, a.count, a.frames.max(1), a.json)
+}
 
 #[derive(Serialize)]
 struct Side {
@@ -35,7 +52,7 @@ struct Subject {
     app: DarkRoom,
     photos: usize,
     times: Vec<f64>,
-    _engine: std::sync::mpsc::SyncSender<darkroom_engine::Backend>,
+    _engine: std::sync::mpsc::SyncSender<Result<darkroom_engine::Backend, String>>,
 }
 
 const SCREEN: egui::Vec2 = egui::vec2(1280.0, 820.0);
@@ -43,7 +60,7 @@ const SCREEN: egui::Vec2 = egui::vec2(1280.0, 820.0);
 impl Subject {
     fn new(dir: &Path, name: &str, photos: &Path, count: usize) -> anyhow::Result<Self> {
         let folder = dir.join(name);
-        crate::bench_first_frame::fill(photos, &folder, count)?;
+        super::first_frame::fill(photos, &folder, count)?;
         let ctx = egui::Context::default();
         // The engine never starts here: Settings would say "starting", which the grid ignores.
         let (engine, rx) = std::sync::mpsc::sync_channel(1);
@@ -65,6 +82,7 @@ impl Subject {
             detector: "scrfd_2.5g".into(),
             blurry_below: 40.0,
             model_mirror: None,
+            notices: Vec::new(),
         };
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {
@@ -94,7 +112,10 @@ impl Subject {
             ..Default::default()
         };
         let started = Instant::now();
-        let mut out = self.ctx.run_ui(input, |ui| self.app.ui(ui));
+        let mut out = self.ctx.run_ui(input, |ui| {
+            self.app.logic(ui.ctx());
+            self.app.ui(ui);
+        });
         let meshes = self.ctx.tessellate(out.shapes, out.pixels_per_point);
         // Texture uploads are the GPU's work; nobody renders here.
         out.textures_delta.clear();
@@ -105,17 +126,13 @@ impl Subject {
     /// Scanned, and every thumbnail asked for (the first screen's) in.
     fn ready(&self) -> bool {
         use crate::gui::Picture;
-        !self.app.scanning
-            && self.app.entries.len() == self.photos
-            && matches!(
-                self.app.entries[0].thumb,
-                Picture::Ready(_) | Picture::Failed(_)
-            )
-            && !self
-                .app
-                .entries
-                .iter()
-                .any(|e| matches!(e.thumb, Picture::Requested))
+        let first = self.app.cull.ids().next();
+        !self.app.scanning()
+            && self.app.cull.len() == self.photos
+            && first
+                .and_then(|id| self.app.gallery.get(id))
+                .is_some_and(|p| matches!(p.thumb, Picture::Ready(_) | Picture::Failed(_)))
+            && !self.app.gallery.iter().any(|p| p.thumb.waiting())
     }
 
     fn side(&self) -> Side {
@@ -159,11 +176,11 @@ pub fn run(photos: &Path, count: usize, frames: usize, json: bool) -> anyhow::Re
             large.times.push(b);
         }
     }
-    if small.app.selected != large.app.selected {
+    if small.app.cull.selected != large.app.cull.selected {
         bail!(
             "the two grids walked differently ({} vs {}): not comparable",
-            small.app.selected,
-            large.app.selected
+            small.app.cull.selected,
+            large.app.cull.selected
         );
     }
     let report = Report {

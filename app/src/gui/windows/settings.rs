@@ -1,16 +1,14 @@
-//! Overlays: the keymap help, Settings (the *Inference backend* row, its override, the engine
-//! progress row, sidecar naming) and About (the same backend line, the runtime, every model's
-//! id and short hash). They only render state; changes go back to the app as values.
+//! Settings: the *Inference backend* row with its override and the engine's progress row, the
+//! face detector, the blurry threshold, sidecar naming, threads and the TensorRT workspace. It
+//! renders state; each change goes back to the app as a [`SettingsChange`] intent.
 
 use darkroom_catalog::SidecarNaming;
+use darkroom_engine::Rung;
 use darkroom_engine::ladder::BackendSettings;
 use darkroom_engine::ladder::backend::{THREADS_ENV, WORKSPACE_ENV, env_number, threads_for};
 use darkroom_engine::ladder::rungs::DEFAULT_WORKSPACE_MB;
-use darkroom_engine::{BackendStatus, Rung};
-use egui::{Color32, RichText};
 
-use super::Overlay;
-use super::keymap::KEYMAP;
+use super::{AppWindow, Intent, WindowEnv, backend_line};
 
 /// A change the user made in Settings, applied (and persisted) by the app off the UI thread.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,9 +31,10 @@ pub const DETECTOR_TIERS: &[(&str, &str)] = &[
 ];
 
 /// The default tier's detector.
-pub const DEFAULT_DETECTOR: &str = "scrfd_2.5g";
+pub const DEFAULT_DETECTOR: &str = darkroom_index::models::DEFAULT_DETECTOR;
 
 /// The index's settings as Settings shows them.
+#[derive(Clone, Copy)]
 pub struct IndexSettings<'a> {
     pub detectors: &'a [DetectorChoice],
     pub detector: &'a str,
@@ -99,10 +98,13 @@ struct Knob<'a> {
     note: &'a str,
 }
 
+/// What the user set a knob to: the saved value to keep (None: automatic).
+struct KnobChange(Option<u64>);
+
 impl Knob<'_> {
     /// Read-only when the environment pins it, else a field plus "Automatic". Returns the new
-    /// saved value (None: automatic) when the user changed it.
-    fn show(self, ui: &mut egui::Ui) -> Option<Option<u64>> {
+    /// saved value when the user changed it.
+    fn show(self, ui: &mut egui::Ui) -> Option<KnobChange> {
         let mut change = None;
         ui.vertical(|ui| {
             if let Some(var) = self.env {
@@ -122,14 +124,14 @@ impl Knob<'_> {
                     )
                     .labelled_by(self.label);
                 if field.changed() && Some(value) != self.saved {
-                    change = Some(Some(value));
+                    change = Some(KnobChange(Some(value)));
                 }
                 let auto = self.saved.is_none();
                 if ui.selectable_label(auto, "Automatic").clicked() && !auto {
-                    change = Some(None);
+                    change = Some(KnobChange(None));
                 }
             });
-            let next = change.unwrap_or(self.saved);
+            let next = change.as_ref().map_or(self.saved, |c| c.0);
             let differs = match next {
                 Some(v) => v != self.in_effect,
                 None => self.saved.is_some(),
@@ -144,73 +146,33 @@ impl Knob<'_> {
     }
 }
 
-fn window<'a>(title: &'a str, open: &'a mut bool) -> egui::Window<'a> {
-    egui::Window::new(title)
-        .open(open)
-        .collapsible(false)
-        .resizable(false)
-        .min_width(560.0)
-        .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
-}
+#[derive(Default)]
+pub struct SettingsWindow;
 
-fn close_if(overlay: &mut Overlay, open: bool) {
-    if !open {
-        *overlay = Overlay::None;
+impl AppWindow for SettingsWindow {
+    fn title(&self) -> &'static str {
+        "Settings"
     }
-}
 
-pub fn help(ctx: &egui::Context, overlay: &mut Overlay) {
-    let mut open = true;
-    window("Keyboard", &mut open).show(ctx, |ui| {
-        // Two columns, so the whole keymap fits a laptop screen without scrolling.
-        let half = KEYMAP.len().div_ceil(2);
-        ui.horizontal_top(|ui| {
-            for (n, part) in KEYMAP.chunks(half).enumerate() {
-                egui::Grid::new(("keymap", n)).striped(true).show(ui, |ui| {
-                    for b in part {
-                        ui.monospace(b.keys);
-                        ui.label(b.help);
-                        ui.end_row();
-                    }
-                });
-                ui.add_space(24.0);
-            }
-        });
-    });
-    close_if(overlay, open);
-}
-
-/// The backend row: the engine's one line, or honest words while it starts.
-fn backend_line(ui: &mut egui::Ui, status: Option<&BackendStatus>) {
-    match status {
-        Some(s) => {
-            ui.label(RichText::new(&s.line).strong());
-            if let Some(note) = &s.forced_note {
-                ui.colored_label(Color32::from_rgb(230, 160, 40), note);
-            }
-        }
-        None => {
-            ui.label("Starting the inference engine…");
+    fn contents(&mut self, ui: &mut egui::Ui, env: &WindowEnv<'_>, intents: &mut Vec<Intent>) {
+        if let Some(change) = settings_grid(ui, env) {
+            intents.push(Intent::Settings(change));
         }
     }
 }
 
-pub fn settings(
-    ctx: &egui::Context,
-    overlay: &mut Overlay,
-    status: Option<&BackendStatus>,
-    naming: &mut SidecarNaming,
-    knobs: &EngineKnobs,
-    index: IndexSettings<'_>,
-) -> Option<SettingsChange> {
+fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChange> {
     let IndexSettings {
         detectors,
         detector,
         blurry_below,
-    } = index;
-    let mut open = true;
+    } = env.index;
+    let status = env.status;
+    let knobs = env.knobs;
+    let mut naming = env.naming;
+    let naming = &mut naming;
     let mut change = None;
-    window("Settings", &mut open).show(ctx, |ui| {
+    {
         egui::Grid::new("settings")
             .num_columns(2)
             .spacing([16.0, 10.0])
@@ -221,7 +183,7 @@ pub fn settings(
                     if let Some(s) = status {
                         let current = s.forced.map(|f| f.rung);
                         let label = current
-                            .map(|r| r.label().to_string())
+                            .map(|r| r.label().to_owned())
                             .unwrap_or_else(|| "Automatic".into());
                         egui::ComboBox::from_label("Override")
                             .selected_text(label)
@@ -266,7 +228,7 @@ pub fn settings(
                             )
                             .on_disabled_hover_text("Not installed: get it in Models");
                         if r.clicked() && detector != d.model_id {
-                            change = Some(SettingsChange::Detector(d.model_id.to_string()));
+                            change = Some(SettingsChange::Detector(d.model_id.to_owned()));
                         }
                     }
                     ui.weak("Photos indexed with another detector are marked; Index faces redoes them.");
@@ -313,7 +275,7 @@ pub fn settings(
                     speed: 1.0,
                     note: "ONNX Runtime's threads per model; tract always uses one.",
                 };
-                if let Some(v) = threads.show(ui) {
+                if let Some(KnobChange(v)) = threads.show(ui) {
                     change = Some(SettingsChange::Threads(v.map(|n| n as usize)));
                 }
                 ui.end_row();
@@ -328,37 +290,11 @@ pub fn settings(
                     speed: 16.0,
                     note: "GPU memory the TensorRT builder may use; engines are rebuilt for a new cap.",
                 };
-                if let Some(v) = workspace.show(ui) {
+                if let Some(KnobChange(v)) = workspace.show(ui) {
                     change = Some(SettingsChange::Workspace(v));
                 }
                 ui.end_row();
             });
-    });
-    close_if(overlay, open);
+    }
     change
-}
-
-pub fn about(ctx: &egui::Context, overlay: &mut Overlay, status: Option<&BackendStatus>) {
-    let mut open = true;
-    window("About DarkRoom", &mut open).show(ctx, |ui| {
-        ui.label(format!("DarkRoom {}", env!("CARGO_PKG_VERSION")));
-        ui.add_space(6.0);
-        backend_line(ui, status);
-        if let Some(inputs) = status.and_then(|s| s.inputs.as_ref()) {
-            let runtime = match inputs.runtime.kind {
-                darkroom_engine::RuntimeKind::OnnxRuntime => "ONNX Runtime",
-                darkroom_engine::RuntimeKind::Tract => "tract",
-            };
-            ui.label(format!("Runtime: {runtime} {}", inputs.runtime.version));
-            ui.add_space(6.0);
-            egui::Grid::new("models").striped(true).show(ui, |ui| {
-                for m in &inputs.models {
-                    ui.monospace(&m.model_id);
-                    ui.monospace(&m.sha256[..12.min(m.sha256.len())]);
-                    ui.end_row();
-                }
-            });
-        }
-    });
-    close_if(overlay, open);
 }

@@ -3,17 +3,28 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder};
-use darkroom_engine::{ModelStore, Role, Rung, Sessions, image_io};
+use darkroom_engine::{Role, Rung, Sessions, image_io};
 use serde::Serialize;
 
-pub struct FacesArgs {
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Models directory (default: DARKROOM_MODELS, else the app data dir's models/).
+    #[arg(long)]
     pub models: Option<PathBuf>,
+    /// Detector model_id (default: scrfd_2.5g if installed, else the first installed).
+    #[arg(long)]
     pub detector: Option<String>,
+    /// Embedder model_id (default: the first installed).
+    #[arg(long)]
     pub embedder: Option<String>,
+    /// Also compute a 512-d embedding per face.
+    #[arg(long)]
     pub embed: bool,
+    /// Print JSON instead of lines.
+    #[arg(long)]
     pub json: bool,
+    #[arg(required = true)]
     pub images: Vec<PathBuf>,
 }
 
@@ -49,33 +60,9 @@ struct Report<'a> {
     images: Vec<ImageResult>,
 }
 
-/// The preferred installed model for a role: the named one, else `preferred` if present, else
-/// the first card of that role whose file is present.
-pub fn pick_model(
-    store: &ModelStore,
-    role: Role,
-    named: Option<String>,
-    preferred: &str,
-) -> anyhow::Result<String> {
-    if let Some(id) = named {
-        return Ok(id);
-    }
-    let cards = store.cards();
-    if let Ok(card) = cards.get(preferred)
-        && store.is_present(card)
-    {
-        return Ok(preferred.to_string());
-    }
-    cards
-        .by_role(role)
-        .find(|c| store.is_present(c))
-        .map(|c| c.model_id())
-        .with_context(|| format!("no {role} model installed in {}", store.dir().display()))
-}
-
-pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
-    let sessions: Sessions = crate::cli::sessions(args.models)?;
-    let detector_id = pick_model(
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let sessions: Sessions = crate::services::sessions(args.models)?;
+    let detector_id = darkroom_index::pick_model(
         sessions.store(),
         Role::Detector,
         args.detector,
@@ -83,7 +70,7 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     )?;
     // A batch command has no first frame to protect, so it waits for the probe (the cache
     // makes that instant after the first run) and then pins the job to what it found.
-    let (backend, wait) = crate::backend_cmd::start(sessions.store().clone(), false)?;
+    let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
     backend.wait_ready(wait);
     let pin = backend.pin();
     let session = pin.open(&sessions, &detector_id, Role::Detector)?;
@@ -91,7 +78,12 @@ pub fn run(args: FacesArgs) -> anyhow::Result<ExitCode> {
     let mut detector = FaceDetector::new(session)?;
     let mut embedder_rung = None;
     let mut embedder = if args.embed {
-        let id = pick_model(sessions.store(), Role::Embedder, args.embedder, "w600k_mbf")?;
+        let id = darkroom_index::pick_model(
+            sessions.store(),
+            Role::Embedder,
+            args.embedder,
+            "w600k_mbf",
+        )?;
         let session = pin.open(&sessions, &id, Role::Embedder)?;
         embedder_rung = Some(session.rung());
         Some(FaceEmbedder::new(session)?)

@@ -4,116 +4,33 @@
 //! [`JobPin`] when they start and get every session from it, so a backend never changes under a
 //! running job (spec §4, §6).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
-
-use serde::{Deserialize, Serialize};
 
 use super::cache::{self, CacheFile, CacheMiss, EngineFailure};
 use super::child::{self, ChildEnd, Launcher};
 use super::device::{self, DeviceIdentity, ProbeInputs, RuntimeIdentity};
 use super::engines::{self, EngineDir, EngineSpec};
-use super::fake::{self, FakeGpu};
-use super::probe::{self, ProbeResult, RungOutcome, RungState, Walk, WorkerRequest};
-use super::rungs::{self, DEFAULT_WORKSPACE_MB, Placement, Platform, Rung, precision_for};
+use super::probe::{self, ProbeResult, RungState, Walk, WorkerRequest};
 use crate::cards::Role;
 use crate::error::EngineError;
+use crate::fake::{self, FakeGpu};
+use crate::rungs::{self, DEFAULT_WORKSPACE_MB, Placement, Platform, Rung, precision_for};
 use crate::runtime::{RuntimeKind, RuntimeOutcome};
-use crate::sessions::{ModelSession, Sessions};
-use crate::store::{ModelStore, write_atomically};
+use crate::settings::override_in;
+pub use crate::settings::{
+    BackendSettings, Override, OverrideSource, SETTINGS_FILE, THREADS_ENV, WORKSPACE_ENV,
+    env_number, override_from, threads_for,
+};
+use crate::store::ModelStore;
 
-/// Where an override came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OverrideSource {
-    /// `DARKROOM_BACKEND`.
-    Environment,
-    /// The persisted setting (Settings, `darkroom backend force`).
-    Setting,
-}
+mod pin;
+mod status;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Override {
-    pub rung: Rung,
-    pub source: OverrideSource,
-}
-
-/// The persisted backend settings, beside the probe cache. Each is None for "automatic"; an
-/// environment variable wins over each (see [`BackendConfig::from_env`], [`threads_for`]).
-#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BackendSettings {
-    /// A rung to force.
-    #[serde(default)]
-    pub force: Option<Rung>,
-    /// ONNX Runtime intra-op threads.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub threads: Option<usize>,
-    /// TensorRT builder workspace cap, MB.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub workspace_mb: Option<u64>,
-}
-
-pub const SETTINGS_FILE: &str = "backend-settings.json";
-
-impl BackendSettings {
-    pub fn load(inference_dir: &Path) -> Result<Self, EngineError> {
-        let path = inference_dir.join(SETTINGS_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| EngineError::Setting {
-                name: "backend setting",
-                reason: e.to_string(),
-                path,
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(source) => Err(EngineError::Io {
-                what: "cannot read the backend setting",
-                path,
-                source,
-            }),
-        }
-    }
-
-    pub fn store(&self, inference_dir: &Path) -> Result<(), EngineError> {
-        let path = inference_dir.join(SETTINGS_FILE);
-        let io = |source| EngineError::Io {
-            what: "cannot write the backend setting",
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(inference_dir).map_err(io)?;
-        let bytes = serde_json::to_vec_pretty(self).map_err(|e| io(std::io::Error::other(e)))?;
-        write_atomically(&path, &bytes).map_err(io)
-    }
-}
-
-/// The override in force: `DARKROOM_BACKEND` first, else the persisted setting.
-pub fn override_from(inference_dir: &Path) -> Result<Option<Override>, EngineError> {
-    override_in(&BackendSettings::load(inference_dir)?)
-}
-
-fn override_in(settings: &BackendSettings) -> Result<Option<Override>, EngineError> {
-    if let Ok(v) = std::env::var("DARKROOM_BACKEND")
-        && !v.trim().is_empty()
-        && !v.trim().eq_ignore_ascii_case("auto")
-    {
-        let rung = Rung::from_setting(&v).ok_or_else(|| EngineError::Setting {
-            name: "DARKROOM_BACKEND",
-            reason: format!("unknown backend {v:?} (tensorrt, cuda, cpu, tract or auto)"),
-            path: PathBuf::from("(environment)"),
-        })?;
-        return Ok(Some(Override {
-            rung,
-            source: OverrideSource::Environment,
-        }));
-    }
-    Ok(settings.force.map(|rung| Override {
-        rung,
-        source: OverrideSource::Setting,
-    }))
-}
+pub use pin::JobPin;
+pub use status::{BackendStatus, EngineState, EngineStatus, Phase};
 
 /// How the backend is set up for this process.
 #[derive(Debug, Clone)]
@@ -130,39 +47,6 @@ pub struct BackendConfig {
     pub engine_limit: Duration,
     pub workspace_mb: u64,
     pub fake: Option<FakeGpu>,
-}
-
-/// A positive whole number from the environment, or None when the variable is unset or empty.
-pub fn env_number(name: &'static str) -> Result<Option<u64>, EngineError> {
-    match std::env::var(name) {
-        Ok(v) if !v.trim().is_empty() => v
-            .trim()
-            .parse::<u64>()
-            .ok()
-            .filter(|n| *n > 0)
-            .map(Some)
-            .ok_or_else(|| EngineError::Setting {
-                name,
-                reason: format!("expected a positive whole number, found {v:?}"),
-                path: PathBuf::from("(environment)"),
-            }),
-        _ => Ok(None),
-    }
-}
-
-/// The variable that overrides the thread setting.
-pub const THREADS_ENV: &str = "DARKROOM_THREADS";
-/// The variable that overrides the TensorRT workspace setting.
-pub const WORKSPACE_ENV: &str = "DARKROOM_TRT_WORKSPACE_MB";
-
-/// ONNX Runtime intra-op threads: `DARKROOM_THREADS`, else the persisted setting, else physical
-/// cores minus two (the UI and decoding keep theirs), at least one. tract is single-threaded.
-pub fn threads_for(settings: &BackendSettings) -> usize {
-    let from_env = env_number(THREADS_ENV).ok().flatten();
-    from_env
-        .map(|n| n as usize)
-        .or(settings.threads.filter(|n| *n > 0))
-        .unwrap_or_else(|| num_cpus::get_physical().saturating_sub(2).max(1))
 }
 
 impl BackendConfig {
@@ -194,32 +78,6 @@ impl BackendConfig {
             fake,
         })
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase {
-    /// The probe has not reported: the floor serves.
-    Probing,
-    /// The probe's answer is in (engines may still be building).
-    Ready,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum EngineState {
-    Waiting,
-    Building,
-    Ready { dir: PathBuf },
-    Failed { reason: String },
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EngineStatus {
-    #[serde(flatten)]
-    pub spec: EngineSpec,
-    #[serde(flatten)]
-    pub state: EngineState,
 }
 
 #[derive(Debug)]
@@ -257,65 +115,6 @@ impl std::fmt::Debug for Backend {
         f.debug_struct("Backend")
             .field("status", &self.status().line)
             .finish()
-    }
-}
-
-/// Everything Settings, the About screen and `darkroom probe --json` show.
-#[derive(Debug, Clone, Serialize)]
-pub struct BackendStatus {
-    pub phase: Phase,
-    /// The one line: "CPU · ONNX Runtime 1.31.1 · TensorRT probe failed: ...".
-    pub line: String,
-    /// "Preparing GPU engines · 3 of 6" while engines build, else None.
-    pub progress: Option<String>,
-    /// What a job started now would run on (models with a ready engine, or all on a
-    /// non-compiling rung).
-    pub serving: Rung,
-    pub floor: Rung,
-    pub selected: Option<Rung>,
-    pub fallback: Option<Rung>,
-    /// A failed engine build moved the selection down one rung.
-    pub demoted: Option<String>,
-    pub forced: Option<Override>,
-    /// Why an override could not be honoured.
-    pub forced_note: Option<String>,
-    pub platform: Option<Platform>,
-    pub ladder: Vec<Rung>,
-    /// The model the rungs were timed on.
-    pub model_id: Option<String>,
-    pub rungs: Vec<RungOutcome>,
-    pub from_cache: bool,
-    pub cache_file: PathBuf,
-    /// Why the cache was not used, when it was not.
-    pub cache_miss: Option<CacheMiss>,
-    /// The cache could not be written (the probe's answer still stands for this run).
-    pub cache_error: Option<String>,
-    pub engines: Vec<EngineStatus>,
-    pub inputs: Option<ProbeInputs>,
-}
-
-/// A job's backend, fixed when the job starts.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobPin {
-    pub line: String,
-    pub placements: BTreeMap<String, Placement>,
-    /// For a model with no card at pin time.
-    pub default: Placement,
-}
-
-impl JobPin {
-    pub fn placement(&self, model_id: &str) -> &Placement {
-        self.placements.get(model_id).unwrap_or(&self.default)
-    }
-
-    /// A session for `model_id` on the pinned placement.
-    pub fn open(
-        &self,
-        sessions: &Sessions,
-        model_id: &str,
-        role: Role,
-    ) -> Result<ModelSession, EngineError> {
-        sessions.open_placed(model_id, role, self.placement(model_id))
     }
 }
 
@@ -359,7 +158,7 @@ impl Backend {
             // No thread: stay on the floor, which is always correct, and say so.
             let mut s = lock(&shared.state);
             s.phase = Phase::Ready;
-            s.cache_error = Some("could not start the backend thread".to_string());
+            s.cache_error = Some("could not start the backend thread".to_owned());
         }
         Backend { shared, thread }
     }
@@ -543,7 +342,7 @@ impl Shared {
 
     fn inputs(&self, device: DeviceIdentity, platform: Platform) -> ProbeInputs {
         ProbeInputs {
-            darkroom: env!("CARGO_PKG_VERSION").to_string(),
+            darkroom: env!("CARGO_PKG_VERSION").to_owned(),
             platform,
             runtime: RuntimeIdentity::of(self.runtime),
             device,
@@ -644,7 +443,7 @@ impl Shared {
                         },
                     );
                     // The rest will not be needed on a demoted rung.
-                    for e in s.engines.iter_mut() {
+                    for e in &mut s.engines {
                         if e.state == EngineState::Waiting {
                             e.state = EngineState::Failed {
                                 reason: format!("not built: {} failed", next.model_id),
@@ -788,115 +587,6 @@ impl Shared {
                 with(fallback, None)
             }
         }
-    }
-
-    fn status(&self, s: &State) -> BackendStatus {
-        let (serving, forced_note) = self.serving(s);
-        let (_, demoted) = self.chosen(s);
-        let probe = s
-            .cached
-            .as_ref()
-            .filter(|_| s.phase == Phase::Ready)
-            .map(|f| &f.probe);
-        let total = s.engines.len();
-        let ready = s
-            .engines
-            .iter()
-            .filter(|e| matches!(e.state, EngineState::Ready { .. }))
-            .count();
-        let building = s
-            .engines
-            .iter()
-            .any(|e| matches!(e.state, EngineState::Waiting | EngineState::Building));
-        let progress = (serving.compiles() && building)
-            .then(|| format!("Preparing GPU engines · {ready} of {total}"));
-        let line = self.line(
-            s,
-            serving,
-            probe,
-            demoted.as_deref(),
-            building.then_some((ready, total)),
-        );
-        BackendStatus {
-            phase: s.phase,
-            line,
-            progress,
-            serving,
-            floor: self.floor(),
-            selected: probe.map(|p| p.selected),
-            fallback: probe.and_then(|p| p.fallback),
-            demoted,
-            forced: s.forced,
-            forced_note,
-            platform: s.platform,
-            ladder: s.ladder.clone(),
-            model_id: probe.and_then(|p| p.model_id.clone()),
-            rungs: probe.map(|p| p.rungs.clone()).unwrap_or_default(),
-            from_cache: s.from_cache,
-            cache_file: cache::path_in(&self.config.inference_dir),
-            cache_miss: s.cache_miss.clone(),
-            cache_error: s.cache_error.clone(),
-            engines: s.engines.clone(),
-            inputs: s.inputs.clone(),
-        }
-    }
-
-    /// The one line, spec style.
-    fn line(
-        &self,
-        s: &State,
-        serving: Rung,
-        probe: Option<&ProbeResult>,
-        demoted: Option<&str>,
-        building: Option<(usize, usize)>,
-    ) -> String {
-        if self.runtime.kind == RuntimeKind::Tract {
-            return self.runtime.summary();
-        }
-        let mut head = match serving {
-            Rung::TensorRt | Rung::SimulatedGpu => format!("{} fp16", serving.label()),
-            other => other.label().to_string(),
-        };
-        if s.forced.is_some_and(|f| f.rung == serving)
-            && probe.is_some_and(|p| p.selected != serving)
-        {
-            head.push_str(" (forced)");
-        }
-        let runtime = format!("ONNX Runtime {}", self.runtime.version);
-        if s.phase == Phase::Probing {
-            return format!("{head} · {runtime} · looking for a faster backend");
-        }
-        if let Some((ready, total)) = building.filter(|_| serving.compiles()) {
-            return format!("{head} · preparing engines {ready} of {total}");
-        }
-        let mut parts = vec![head, runtime];
-        if serving == Rung::TensorRt
-            && let Some(v) = s.inputs.as_ref().and_then(|i| i.device.tensorrt.as_ref())
-        {
-            parts.push(format!("TensorRT {v}"));
-        }
-        if let Some(d) = demoted {
-            parts.push(d.to_string());
-        } else if let Some(p) = probe {
-            // The best rung that did not make it says most about why we are where we are.
-            let mut above = p.rungs.iter().take_while(|o| o.rung != serving);
-            if let Some(o) = above.find(|o| {
-                matches!(
-                    o.state,
-                    RungState::Failed
-                        | RungState::Crashed
-                        | RungState::TimedOut
-                        | RungState::Slower
-                )
-            }) {
-                let reason = o.reason.clone().unwrap_or_default();
-                parts.push(match o.state {
-                    RungState::Slower => format!("{} slower than CPU", o.rung.label()),
-                    _ => format!("{} probe failed: {reason}", o.rung.label()),
-                });
-            }
-        }
-        parts.join(" · ")
     }
 }
 

@@ -4,16 +4,18 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::sync::mpsc::Receiver;
 
 use darkroom_models::{CardState, CardStatus, Progress};
-use egui::{Color32, RichText};
+use egui::RichText;
 
-use super::workers::{self, Cancel, ModelsMsg, ModelsRequest, Waker};
+use super::{AppWindow, Intent, WindowEnv};
+use crate::gui::tasks::{Task, Waker, take_answer};
+use crate::gui::theme;
+use crate::gui::workers::{self, Cancel, ModelsMsg, ModelsRequest};
 
 /// What the Models window holds between frames.
 #[derive(Default)]
-pub struct ModelsPanel {
+pub struct ModelsWindow {
     /// None until the first refresh reports.
     pub rows: Option<Vec<CardStatus>>,
     /// Download URLs whose licence the user ticked.
@@ -22,11 +24,11 @@ pub struct ModelsPanel {
     pub outcomes: Vec<Result<String, String>>,
     job: Option<Job>,
     /// The folder dialog for "Install from folder…", while it is open.
-    folder_dialog: Option<Receiver<Option<PathBuf>>>,
+    folder_dialog: Option<Task<Option<PathBuf>>>,
 }
 
 struct Job {
-    rx: Receiver<ModelsMsg>,
+    task: Task<ModelsMsg>,
     cancel: Cancel,
     /// The model being downloaded, if this job downloads.
     installing: Option<String>,
@@ -34,6 +36,7 @@ struct Job {
 }
 
 /// What a click in the window asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelsAction {
     Install(String),
     FromFolder,
@@ -48,7 +51,23 @@ pub struct ModelsEnv<'a> {
     pub wake: &'a Waker,
 }
 
-impl ModelsPanel {
+impl AppWindow for ModelsWindow {
+    fn title(&self) -> &'static str {
+        "Models"
+    }
+
+    fn contents(&mut self, ui: &mut egui::Ui, env: &WindowEnv<'_>, intents: &mut Vec<Intent>) {
+        let Some(dir) = env.models_dir else {
+            intents.push(Intent::CloseOverlay);
+            return;
+        };
+        if let Some(action) = self.show(ui, dir) {
+            intents.push(Intent::Models(action));
+        }
+    }
+}
+
+impl ModelsWindow {
     pub fn busy(&self) -> bool {
         self.job.is_some() || self.folder_dialog.is_some()
     }
@@ -63,7 +82,7 @@ impl ModelsPanel {
             _ => None,
         };
         let cancel = Cancel::default();
-        let rx = workers::models_job(
+        let task = workers::models_job(
             env.models_dir.clone(),
             env.mirror.clone(),
             request,
@@ -71,7 +90,7 @@ impl ModelsPanel {
             env.wake.clone(),
         );
         self.job = Some(Job {
-            rx,
+            task,
             cancel,
             installing,
             progress: None,
@@ -100,22 +119,24 @@ impl ModelsPanel {
 
     /// Take the worker's reports; returns the new rows when a job ended.
     pub fn poll(&mut self, env: &ModelsEnv<'_>) -> Option<&[CardStatus]> {
-        if let Some(rx) = &self.folder_dialog {
-            match rx.try_recv() {
-                Ok(answer) => {
-                    self.folder_dialog = None;
-                    if let Some(folder) = answer {
-                        self.start(env, ModelsRequest::FromFolder(folder));
-                    }
-                }
-                Err(std::sync::mpsc::TryRecvError::Empty) => {}
-                Err(std::sync::mpsc::TryRecvError::Disconnected) => self.folder_dialog = None,
-            }
+        match take_answer(&mut self.folder_dialog) {
+            Some(Ok(Some(folder))) => self.start(env, ModelsRequest::FromFolder(folder)),
+            Some(Ok(None)) => {}
+            Some(Err(died)) => self.outcomes.push(Err(died)),
+            None => {}
         }
         let job = self.job.as_mut()?;
-        let (msgs, closed) = workers::drain(&job.rx, 64);
-        let mut ended = closed;
-        for msg in msgs {
+        let drained = job.task.drain(64);
+        let mut ended = drained.ended;
+        if ended
+            && !drained
+                .items
+                .iter()
+                .any(|m| matches!(m, ModelsMsg::States(_)))
+        {
+            self.outcomes.push(Err(job.task.died()));
+        }
+        for msg in drained.items {
             match msg {
                 ModelsMsg::Progress(p) => job.progress = Some(p),
                 ModelsMsg::Outcome(o) => self.outcomes.push(o),
@@ -136,11 +157,7 @@ impl ModelsPanel {
     }
 
     /// The window's contents. Returns what the user asked for.
-    pub fn show(
-        &mut self,
-        ui: &mut egui::Ui,
-        models_dir: &std::path::Path,
-    ) -> Option<ModelsAction> {
+    fn show(&mut self, ui: &mut egui::Ui, models_dir: &std::path::Path) -> Option<ModelsAction> {
         let mut action = None;
         ui.horizontal(|ui| {
             ui.label("Models folder:");
@@ -172,7 +189,7 @@ impl ModelsPanel {
                             ui.label(format!("installed · {}", &sha256[..12]));
                         }
                         CardState::Unusable { reason } => {
-                            ui.colored_label(Color32::LIGHT_RED, "unusable")
+                            ui.colored_label(theme::ERROR_TEXT, "unusable")
                                 .on_hover_text(reason);
                         }
                         CardState::Missing => match &row.offer {
@@ -242,7 +259,7 @@ impl ModelsPanel {
         for o in &self.outcomes {
             match o {
                 Ok(line) => ui.label(line),
-                Err(line) => ui.colored_label(Color32::LIGHT_RED, line),
+                Err(line) => ui.colored_label(theme::ERROR_TEXT, line),
             };
         }
         action
@@ -271,7 +288,7 @@ fn progress_bar(ui: &mut egui::Ui, p: Option<Progress>) {
             format!("{:.1} of {:.1} MiB", mib(done), mib(t)),
         ),
         Some(Progress { done, .. }) => (0.0, format!("{:.1} MiB", mib(done))),
-        None => (0.0, "connecting…".to_string()),
+        None => (0.0, "connecting…".to_owned()),
     };
     ui.add(
         egui::ProgressBar::new(fraction)

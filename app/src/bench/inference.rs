@@ -14,6 +14,47 @@ use darkroom_engine::face::{FaceDetector, FaceEmbedder};
 use darkroom_engine::{Role, image_io};
 use serde::{Deserialize, Serialize};
 
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// Photo to detect on (default: the first sample photo with faces in the models dir's
+    /// parent photos/ folder).
+    #[arg(long)]
+    image: Option<PathBuf>,
+    /// Timed runs per model and configuration (at least 20).
+    #[arg(long, default_value_t = 20)]
+    runs: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    run(
+        crate::services::models_dir(a.models)?,
+        a.image,
+        a.runs.max(20),
+        a.json,
+    )
+}
+
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    #[arg(long)]
+    models: PathBuf,
+    #[arg(long)]
+    image: PathBuf,
+    #[arg(long)]
+    runs: usize,
+    /// Thread counts to time, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    threads: Vec<usize>,
+}
+
+pub fn worker_main(a: WorkerArgs) -> anyhow::Result<ExitCode> {
+    worker(a.models, a.image, a.runs, a.threads)
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Timing {
     pub median_ms: f64,
@@ -71,7 +112,7 @@ pub fn worker(
     runs: usize,
     threads: Vec<usize>,
 ) -> anyhow::Result<ExitCode> {
-    let sessions = crate::cli::sessions(Some(models))?;
+    let sessions = crate::services::sessions(Some(models))?;
     let runtime = sessions.runtime();
     let img = image_io::load_rgb(&image)?;
     let threads = if runtime.kind == darkroom_engine::RuntimeKind::Tract {
@@ -263,7 +304,7 @@ pub fn run(
     );
     let label = |c: &ConfigResult| {
         if c.runtime.starts_with("tract") {
-            "tract".to_string()
+            "tract".to_owned()
         } else {
             format!("ORT {}t", c.threads)
         }

@@ -10,14 +10,58 @@ use anyhow::Context;
 use darkroom_catalog::{Catalog, ColourLabel, Decision, Flag, Label, SidecarNaming};
 use serde::{Deserialize, Serialize};
 
-pub struct DecideArgs {
-    pub catalog: Option<PathBuf>,
-    pub naming: SidecarNaming,
-    pub stdin: bool,
-    pub stars: Option<u8>,
-    pub flag: Option<Flag>,
-    pub label: Option<String>,
-    pub photos: Vec<PathBuf>,
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The catalog (default: <data dir>/catalog.sqlite).
+    #[arg(long)]
+    catalog: Option<PathBuf>,
+    /// Sidecar names: IMG_0001.CR3.xmp (with-extension) or IMG_0001.xmp (replace-extension).
+    #[arg(long, value_enum, default_value_t = Naming::WithExtension)]
+    sidecar: Naming,
+    /// Read one JSON decision per line ({"path", "flag", "stars", "label"}); print one
+    /// {"ack": n} per line once it is durable.
+    #[arg(long, conflicts_with_all = ["stars", "pick", "reject", "unflag", "label"])]
+    stdin: bool,
+    #[arg(long, value_parser = clap::value_parser!(u8).range(0..=5))]
+    stars: Option<u8>,
+    #[arg(long, conflicts_with_all = ["reject", "unflag"])]
+    pick: bool,
+    #[arg(long, conflicts_with = "unflag")]
+    reject: bool,
+    #[arg(long)]
+    unflag: bool,
+    /// red, yellow, green, blue, purple or none.
+    #[arg(long)]
+    label: Option<String>,
+    #[arg(required_unless_present = "stdin")]
+    photos: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Naming {
+    WithExtension,
+    ReplaceExtension,
+}
+
+impl Args {
+    fn naming(&self) -> SidecarNaming {
+        match self.sidecar {
+            Naming::WithExtension => SidecarNaming::WithExtension,
+            Naming::ReplaceExtension => SidecarNaming::ReplaceExtension,
+        }
+    }
+
+    fn flag(&self) -> Option<Flag> {
+        if self.pick {
+            Some(Flag::Pick)
+        } else if self.reject {
+            Some(Flag::Reject)
+        } else if self.unflag {
+            Some(Flag::Unflagged)
+        } else {
+            None
+        }
+    }
 }
 
 /// The catalog file: `--catalog`, else `<data dir>/catalog.sqlite`.
@@ -58,9 +102,9 @@ struct Report {
     sidecar_error: Option<String>,
 }
 
-pub fn run(args: DecideArgs) -> anyhow::Result<ExitCode> {
-    let path = catalog_path(args.catalog)?;
-    let mut catalog = Catalog::open(&path, args.naming)?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let path = crate::services::catalog_path(args.catalog.clone())?;
+    let mut catalog = Catalog::open(&path, args.naming())?;
     for e in catalog.flush_pending()? {
         eprintln!("darkroom: {e}");
     }
@@ -74,7 +118,7 @@ pub fn run(args: DecideArgs) -> anyhow::Result<ExitCode> {
         if let Some(s) = args.stars {
             d.stars = s;
         }
-        if let Some(f) = args.flag {
+        if let Some(f) = args.flag() {
             d.flag = f;
         }
         if let Some(l) = &label {

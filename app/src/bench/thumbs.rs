@@ -11,6 +11,21 @@ use std::time::Instant;
 use anyhow::Context;
 use serde::Serialize;
 
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    dir: PathBuf,
+    #[arg(long, default_value_t = 256)]
+    side: u32,
+    #[arg(long, default_value_t = 2)]
+    rounds: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    run(a.dir, a.side, a.rounds, a.json)
+}
+
 #[derive(Serialize)]
 struct Round {
     ours_s: f64,

@@ -18,6 +18,18 @@ use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
 use darkroom_index::{Control, JobConfig, Models, Thresholds, focus, job, phash};
 use serde::{Deserialize, Serialize};
 
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A folder of JPEGs (scripts/make-thumb-corpus makes 6000x4000 ones).
+    dir: PathBuf,
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    run(a.dir, a.json)
+}
+
 const WORK_SIDE: u32 = 1440;
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -59,8 +71,8 @@ fn peak_rss_mib() -> Option<f64> {
 
 fn models(sessions: &darkroom_engine::Sessions) -> anyhow::Result<Models> {
     let store = sessions.store();
-    let detector_id = crate::faces_cmd::pick_model(store, Role::Detector, None, "scrfd_2.5g")?;
-    let embedder_id = crate::faces_cmd::pick_model(store, Role::Embedder, None, "w600k_mbf")?;
+    let detector_id = darkroom_index::pick_model(store, Role::Detector, None, "scrfd_2.5g")?;
+    let embedder_id = darkroom_index::pick_model(store, Role::Embedder, None, "w600k_mbf")?;
     let eye = store
         .cards()
         .by_role(Role::EyeState)
@@ -84,7 +96,7 @@ fn models(sessions: &darkroom_engine::Sessions) -> anyhow::Result<Models> {
 /// In the child: the three measurements on this process's runtime.
 pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
-    let sessions = crate::cli::sessions(None)?;
+    let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
     let mut models = models(&sessions)?;
     let decode_threads = crate::gui::num_threads();
@@ -177,7 +189,7 @@ fn spawn(dir: &Path, tract: bool) -> anyhow::Result<RuntimeResult> {
     } else {
         cmd.env_remove("DARKROOM_RUNTIME");
     }
-    crate::bench::worker_json(&mut cmd, if tract { "tract" } else { "onnxruntime" })
+    super::inference::worker_json(&mut cmd, if tract { "tract" } else { "onnxruntime" })
 }
 
 pub fn run(dir: PathBuf, json: bool) -> anyhow::Result<ExitCode> {

@@ -1,0 +1,10 @@
+//! The command line, one module per subcommand, each owning its clap arguments. They use
+//! `services`; none imports another command or the CLI root.
+
+pub mod backend;
+pub mod decide;
+pub mod faces;
+pub mod index;
+pub mod ladder_worker;
+pub mod models;
+pub mod probe;

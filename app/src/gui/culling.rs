@@ -1,0 +1,794 @@
+//! The culling state, with no egui and no I/O: the folder's photos, the filter, the selection,
+//! decisions and their undo history, the views' navigation. The window draws it and sends what
+//! it returns (decision jobs) to the catalog thread; results come back through the methods here,
+//! each carrying the [`EntryId`] it was asked for, so a result for another folder finds nothing.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use darkroom_catalog::{ColourLabel, Decision, Flag, Label};
+use darkroom_index::PhotoAnalysis;
+use darkroom_library::Item;
+
+/// One photo of one opened folder: its position in that folder's list, and which opening
+/// (generation) of a folder it belongs to. Opening a folder starts a new generation, so an id
+/// from before never addresses a photo after, even at the same position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EntryId {
+    generation: u64,
+    index: usize,
+}
+
+impl EntryId {
+    pub fn generation(self) -> u64 {
+        self.generation
+    }
+    pub fn index(self) -> usize {
+        self.index
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    Grid,
+    Loupe,
+    Compare,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    All,
+    Picks,
+    Rejects,
+    Unflagged,
+    MinStars(u8),
+    Label(ColourLabel),
+    /// Photos with this person in them.
+    Person(i64),
+}
+
+impl Filter {
+    pub fn describe(self) -> String {
+        match self {
+            Filter::All => "all".into(),
+            Filter::Picks => "picks".into(),
+            Filter::Rejects => "rejects".into(),
+            Filter::Unflagged => "unflagged".into(),
+            Filter::MinStars(n) => format!("{n}+ stars"),
+            Filter::Label(c) => format!("{} label", c.xmp_name().to_lowercase()),
+            Filter::Person(id) => format!("person {id}"),
+        }
+    }
+
+    fn admits(self, photo: &Photo) -> bool {
+        let d = &photo.decision;
+        match self {
+            Filter::All => true,
+            Filter::Picks => d.flag == Flag::Pick,
+            Filter::Rejects => d.flag == Flag::Reject,
+            Filter::Unflagged => d.flag == Flag::Unflagged,
+            Filter::MinStars(n) => d.stars >= n,
+            Filter::Label(c) => d.label == Some(Label::Colour(c)),
+            Filter::Person(id) => photo
+                .analysis
+                .as_ref()
+                .is_some_and(|a| a.people.iter().any(|(p, _)| *p == Some(id))),
+        }
+    }
+}
+
+/// What the culling state knows of one photo.
+#[derive(Debug, Clone)]
+pub struct Photo {
+    pub item: Item,
+    /// What the index says (None: not indexed).
+    pub analysis: Option<PhotoAnalysis>,
+    pub decision: Decision,
+    /// Sent to the catalog, not yet acknowledged as durable.
+    pub pending: bool,
+    /// Decisions sent and not yet acknowledged: an acknowledgement of an older one while a
+    /// newer is on its way must neither clear "saving…" nor show the older decision again.
+    in_flight: u32,
+    /// A decision was made here: a late import result must not overwrite it.
+    pub decided_here: bool,
+    pub error: Option<String>,
+}
+
+impl Photo {
+    fn new(item: Item) -> Self {
+        Photo {
+            item,
+            analysis: None,
+            decision: Decision::default(),
+            pending: false,
+            in_flight: 0,
+            decided_here: false,
+            error: None,
+        }
+    }
+
+    pub fn file_name(&self) -> String {
+        self.item
+            .primary
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// A decision for every file of one photo, for the catalog thread.
+#[derive(Debug, Clone)]
+pub struct DecisionJob {
+    pub id: EntryId,
+    pub files: Vec<PathBuf>,
+    pub decision: Decision,
+    /// What the photo showed before, restored if the job cannot be sent.
+    pub previous: Decision,
+}
+
+/// The catalog thread's answer: durable in the catalog (and the sidecar error, if any).
+#[derive(Debug, Clone)]
+pub struct DecisionAck {
+    pub id: EntryId,
+    pub decision: Decision,
+    pub error: Option<String>,
+}
+
+/// A person in this folder, for the people strip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersonRow {
+    pub person: i64,
+    pub photos: usize,
+    /// Their first face: the photo and its box (fractions of the photo).
+    pub face: (EntryId, [f32; 4]),
+}
+
+pub struct Culling {
+    generation: u64,
+    pub root: Option<PathBuf>,
+    entries: Vec<Photo>,
+    /// Indices into the entries, in the order shown.
+    pub visible: Vec<usize>,
+    /// Position in `visible`.
+    pub selected: usize,
+    pub view: View,
+    pub zoom_100: bool,
+    pub filter: Filter,
+    /// (photo, its decision before) for each decision made in this folder, newest last. It
+    /// starts empty with each folder: undo never reaches into a folder no longer open.
+    undo: Vec<(EntryId, Decision)>,
+    /// Show the sharpest first.
+    pub sort_by_sharpness: bool,
+    /// Bursts show as their suggested frame until opened (B).
+    pub expanded_bursts: HashSet<usize>,
+    /// People's names, by person id.
+    pub person_names: HashMap<i64, String>,
+}
+
+impl Default for Culling {
+    fn default() -> Self {
+        Culling {
+            generation: 0,
+            root: None,
+            entries: Vec::new(),
+            visible: Vec::new(),
+            selected: 0,
+            view: View::Grid,
+            zoom_100: false,
+            filter: Filter::All,
+            undo: Vec::new(),
+            sort_by_sharpness: false,
+            expanded_bursts: HashSet::new(),
+            person_names: HashMap::new(),
+        }
+    }
+}
+
+impl Culling {
+    /// A new, empty folder: a new generation, so nothing asked for before lands here.
+    pub fn open(&mut self, root: PathBuf) -> u64 {
+        self.generation += 1;
+        self.root = Some(root);
+        self.entries.clear();
+        self.visible.clear();
+        self.undo.clear();
+        self.selected = 0;
+        self.view = View::Grid;
+        self.expanded_bursts.clear();
+        self.person_names.clear();
+        if matches!(self.filter, Filter::Person(_)) {
+            self.filter = Filter::All;
+        }
+        self.generation
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn entries(&self) -> &[Photo] {
+        &self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The id of the photo at `index` of this folder.
+    pub fn id(&self, index: usize) -> EntryId {
+        EntryId {
+            generation: self.generation,
+            index,
+        }
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = EntryId> + '_ {
+        (0..self.entries.len()).map(|i| self.id(i))
+    }
+
+    /// The photo `id` names, if it is of the folder open now.
+    pub fn get(&self, id: EntryId) -> Option<&Photo> {
+        (id.generation == self.generation)
+            .then(|| self.entries.get(id.index))
+            .flatten()
+    }
+
+    fn get_mut(&mut self, id: EntryId) -> Option<&mut Photo> {
+        if id.generation != self.generation {
+            return None;
+        }
+        self.entries.get_mut(id.index)
+    }
+
+    /// A photo the scan found; shown once `refilter` runs.
+    pub fn push(&mut self, item: Item) -> EntryId {
+        self.entries.push(Photo::new(item));
+        self.id(self.entries.len() - 1)
+    }
+
+    pub fn photos(&self) -> Vec<PathBuf> {
+        self.entries
+            .iter()
+            .map(|e| e.item.primary.clone())
+            .collect()
+    }
+
+    pub fn picks(&self) -> usize {
+        self.entries
+            .iter()
+            .filter(|e| e.decision.flag == Flag::Pick)
+            .count()
+    }
+
+    /// The selected photo's index into the entries.
+    pub fn selected_index(&self) -> Option<usize> {
+        self.visible.get(self.selected).copied()
+    }
+
+    pub fn selected_id(&self) -> Option<EntryId> {
+        self.selected_index().map(|i| self.id(i))
+    }
+
+    /// The id of what is shown at position `v` of the visible list.
+    pub fn visible_id(&self, v: usize) -> Option<EntryId> {
+        self.visible.get(v).map(|&i| self.id(i))
+    }
+
+    pub fn refilter(&mut self) {
+        let current = self.selected_index();
+        let filter = self.filter;
+        let entries = &self.entries;
+        self.visible = (0..entries.len())
+            .filter(|&i| filter.admits(&entries[i]))
+            .collect();
+        if filter == Filter::All {
+            // A burst shows as its suggested frame until it is opened. Filters show every
+            // frame they match: a pick inside a burst must never hide.
+            let expanded = &self.expanded_bursts;
+            self.visible.retain(|&i| {
+                entries[i]
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.burst.as_ref())
+                    .is_none_or(|b| b.suggested || expanded.contains(&b.id))
+            });
+        }
+        if self.sort_by_sharpness {
+            // Sharpest first; photos not indexed keep their order after them.
+            let sharpness = |i: usize| {
+                entries[i]
+                    .analysis
+                    .as_ref()
+                    .map_or(f32::NEG_INFINITY, |a| a.sharpness)
+            };
+            self.visible
+                .sort_by(|&a, &b| sharpness(b).total_cmp(&sharpness(a)));
+        }
+        self.selected = current
+            .and_then(|c| self.visible.iter().position(|&i| i == c))
+            .unwrap_or(0)
+            .min(self.visible.len().saturating_sub(1));
+        if self.visible.is_empty() {
+            // Nothing to look at closely: back to the grid, which says why it is empty.
+            self.view = View::Grid;
+        }
+    }
+
+    pub fn set_filter(&mut self, f: Filter) {
+        self.filter = f;
+        self.refilter();
+    }
+
+    /// The person's chip toggles their filter.
+    pub fn toggle_person(&mut self, id: i64) {
+        let f = if self.filter == Filter::Person(id) {
+            Filter::All
+        } else {
+            Filter::Person(id)
+        };
+        self.set_filter(f);
+    }
+
+    /// Move the selection by `by` places in the visible list, stopping at its ends.
+    pub fn step(&mut self, by: isize) {
+        let n = self.visible.len();
+        if n > 0 {
+            self.selected = (self.selected as isize + by).clamp(0, n as isize - 1) as usize;
+        }
+    }
+
+    /// Select what is shown at position `v` (a click).
+    pub fn select_visible(&mut self, v: usize) {
+        if v < self.visible.len() {
+            self.selected = v;
+        }
+    }
+
+    pub fn toggle_loupe(&mut self) {
+        self.view = if self.view == View::Grid && !self.visible.is_empty() {
+            View::Loupe
+        } else {
+            View::Grid
+        };
+    }
+
+    /// Compare needs two photos to show.
+    pub fn compare(&mut self) {
+        if self.visible.len() > 1 {
+            self.view = View::Compare;
+        }
+    }
+
+    /// B: open or close the selected photo's burst.
+    pub fn toggle_burst(&mut self) {
+        let burst = self
+            .selected_index()
+            .and_then(|i| self.entries[i].analysis.as_ref())
+            .and_then(|a| a.burst.as_ref())
+            .map(|b| b.id);
+        if let Some(id) = burst {
+            if !self.expanded_bursts.remove(&id) {
+                self.expanded_bursts.insert(id);
+            }
+            self.refilter();
+        }
+    }
+
+    pub fn toggle_sort_by_sharpness(&mut self) {
+        self.sort_by_sharpness = !self.sort_by_sharpness;
+        self.refilter();
+    }
+
+    /// Decide for the selected photo: shown at once as pending, durable when the catalog
+    /// acknowledges it. Returns the job to send (None: nothing selected or nothing changed).
+    pub fn decide(&mut self, change: impl FnOnce(&mut Decision)) -> Option<DecisionJob> {
+        let id = self.selected_id()?;
+        let before = self.get(id)?.decision.clone();
+        let mut after = before.clone();
+        change(&mut after);
+        if after == before {
+            return None;
+        }
+        self.undo.push((id, before));
+        self.mark_pending(id, after)
+    }
+
+    /// Undo this folder's last decision. Returns the job that restores it.
+    pub fn undo(&mut self) -> Option<DecisionJob> {
+        let (id, before) = self.undo.pop()?;
+        self.mark_pending(id, before)
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    fn mark_pending(&mut self, id: EntryId, decision: Decision) -> Option<DecisionJob> {
+        let photo = self.get_mut(id)?;
+        let previous = std::mem::replace(&mut photo.decision, decision.clone());
+        photo.pending = true;
+        photo.in_flight += 1;
+        photo.decided_here = true;
+        Some(DecisionJob {
+            id,
+            files: photo.item.files().map(Path::to_path_buf).collect(),
+            decision,
+            previous,
+        })
+    }
+
+    /// The job never reached the catalog thread: show what is really recorded, and why.
+    pub fn send_failed(&mut self, job: DecisionJob, error: String) {
+        if let Some(photo) = self.get_mut(job.id) {
+            photo.decision = job.previous;
+            photo.in_flight = photo.in_flight.saturating_sub(1);
+            photo.pending = photo.in_flight > 0;
+            photo.error = Some(error);
+        }
+    }
+
+    /// The catalog made a decision durable. False when it is for a folder no longer open.
+    pub fn acknowledge(&mut self, ack: DecisionAck) -> bool {
+        let Some(photo) = self.get_mut(ack.id) else {
+            return false;
+        };
+        photo.in_flight = photo.in_flight.saturating_sub(1);
+        // Acknowledgements come in the order the decisions were sent: the last one carries
+        // the decision now on screen.
+        if photo.in_flight == 0 {
+            photo.pending = false;
+            photo.decision = ack.decision;
+        }
+        if let Some(err) = ack.error {
+            photo.error = Some(err);
+        }
+        true
+    }
+
+    /// What the catalog (or a sidecar another tool wrote) already says about a photo.
+    pub fn imported(&mut self, id: EntryId, decision: Decision, error: Option<String>) {
+        if let Some(photo) = self.get_mut(id)
+            && !photo.decided_here
+        {
+            photo.decision = decision;
+            if error.is_some() {
+                photo.error = error;
+            }
+        }
+    }
+
+    /// A picture or a close-up could not be made.
+    pub fn set_error(&mut self, id: EntryId, error: String) {
+        if let Some(photo) = self.get_mut(id) {
+            photo.error = Some(error);
+        }
+    }
+
+    pub fn all_acknowledged(&self) -> bool {
+        self.entries.iter().all(|e| !e.pending)
+    }
+
+    /// The folder's analysis arrived (for `generation`); photos not in it are not indexed.
+    pub fn set_analysis(
+        &mut self,
+        generation: u64,
+        photos: Vec<PhotoAnalysis>,
+        names: HashMap<i64, String>,
+    ) -> bool {
+        if generation != self.generation {
+            return false;
+        }
+        self.person_names = names;
+        let mut by_path: HashMap<PathBuf, PhotoAnalysis> =
+            photos.into_iter().map(|a| (a.path.clone(), a)).collect();
+        for e in &mut self.entries {
+            e.analysis = by_path.remove(&e.item.primary);
+        }
+        self.refilter();
+        true
+    }
+
+    /// Name person `id` (empty: forget the name). Returns the name to record.
+    pub fn name_person(&mut self, id: i64, name: &str) -> Option<String> {
+        let name = name.trim();
+        if name.is_empty() {
+            self.person_names.remove(&id);
+            None
+        } else {
+            self.person_names.insert(id, name.to_owned());
+            Some(name.to_owned())
+        }
+    }
+
+    pub fn person_label(&self, id: i64) -> String {
+        self.person_names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("Person {id}"))
+    }
+
+    /// People in this folder, most photos first.
+    pub fn people(&self) -> Vec<PersonRow> {
+        let mut people: BTreeMap<i64, (usize, usize, [f32; 4])> = BTreeMap::new();
+        for (i, e) in self.entries.iter().enumerate() {
+            let Some(a) = &e.analysis else { continue };
+            let mut seen = Vec::new();
+            for (p, b) in &a.people {
+                if let Some(p) = *p
+                    && !seen.contains(&p)
+                {
+                    seen.push(p);
+                    people.entry(p).or_insert((0, i, *b)).0 += 1;
+                }
+            }
+        }
+        let mut list: Vec<_> = people
+            .into_iter()
+            .map(|(person, (photos, i, b))| PersonRow {
+                person,
+                photos,
+                face: (self.id(i), b),
+            })
+            .collect();
+        list.sort_by(|a, b| b.photos.cmp(&a.photos).then(a.person.cmp(&b.person)));
+        list
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darkroom_index::BurstPlace;
+    use darkroom_library::ItemKind;
+
+    fn item(name: &str) -> Item {
+        Item {
+            primary: PathBuf::from(format!("/shoot/{name}.jpg")),
+            twin: None,
+            kind: ItemKind::Raster,
+        }
+    }
+
+    fn folder(n: usize) -> Culling {
+        let mut c = Culling::default();
+        c.open(PathBuf::from("/shoot"));
+        for i in 0..n {
+            c.push(item(&format!("IMG_{i:04}")));
+        }
+        c.refilter();
+        c
+    }
+
+    fn analysis(
+        c: &Culling,
+        i: usize,
+        sharpness: f32,
+        burst: Option<(usize, bool)>,
+    ) -> PhotoAnalysis {
+        PhotoAnalysis {
+            path: c.entries()[i].item.primary.clone(),
+            detector: "scrfd_2.5g".into(),
+            sharpness,
+            blurry: false,
+            faces: 1,
+            eyes_closed: false,
+            people: vec![(Some(7 + (i % 2) as i64), [0.1, 0.1, 0.3, 0.3])],
+            burst: burst.map(|(id, suggested)| BurstPlace {
+                id,
+                position: 1,
+                size: 2,
+                suggested,
+            }),
+        }
+    }
+
+    fn pick(d: &mut Decision) {
+        d.flag = Flag::Pick;
+    }
+
+    #[test]
+    fn selection_moves_stop_at_the_ends() {
+        let mut c = folder(5);
+        c.step(-1);
+        assert_eq!(c.selected, 0);
+        c.step(3);
+        assert_eq!(c.selected, 3);
+        c.step(10);
+        assert_eq!(c.selected, 4);
+        c.select_visible(9);
+        assert_eq!(c.selected, 4, "a position past the end is ignored");
+        let mut empty = folder(0);
+        empty.step(1);
+        empty.toggle_loupe();
+        assert_eq!(empty.view, View::Grid, "no loupe on nothing");
+        assert_eq!(empty.selected_id(), None);
+    }
+
+    #[test]
+    fn compare_needs_two_photos() {
+        let mut c = folder(1);
+        c.compare();
+        assert_eq!(c.view, View::Grid);
+        let mut c = folder(2);
+        c.compare();
+        assert_eq!(c.view, View::Compare);
+    }
+
+    #[test]
+    fn a_decision_is_pending_until_acknowledged_and_undo_restores_it() {
+        let mut c = folder(3);
+        c.step(2);
+        let job = c.decide(pick).expect("a change");
+        assert_eq!(job.id, c.id(2));
+        assert_eq!(job.files, vec![PathBuf::from("/shoot/IMG_0002.jpg")]);
+        assert!(c.entries()[2].pending);
+        assert!(
+            c.decide(pick).is_none(),
+            "the same decision again changes nothing"
+        );
+        assert!(c.acknowledge(DecisionAck {
+            id: job.id,
+            decision: job.decision.clone(),
+            error: None
+        }));
+        assert!(c.all_acknowledged());
+        let undo = c.undo().expect("one to undo");
+        assert_eq!(undo.id, c.id(2));
+        assert_eq!(undo.decision, Decision::default());
+        assert_eq!(c.entries()[2].decision, Decision::default());
+        assert!(c.undo().is_none(), "nothing more");
+    }
+
+    #[test]
+    fn an_older_acknowledgement_never_shows_the_older_decision_again() {
+        let mut c = folder(1);
+        let reject = c.decide(|d| d.flag = Flag::Reject).expect("a change");
+        let red = c
+            .decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)))
+            .expect("a change");
+        let ack = |job: &DecisionJob| DecisionAck {
+            id: job.id,
+            decision: job.decision.clone(),
+            error: None,
+        };
+        c.acknowledge(ack(&reject));
+        let p = &c.entries()[0];
+        assert!(p.pending, "the red label is still on its way");
+        assert_eq!(p.decision.label, Some(Label::Colour(ColourLabel::Red)));
+        c.acknowledge(ack(&red));
+        assert!(!c.entries()[0].pending);
+        assert_eq!(c.entries()[0].decision, red.decision);
+    }
+
+    #[test]
+    fn a_late_import_never_overwrites_a_decision_made_here() {
+        let mut c = folder(2);
+        c.decide(pick).expect("a change");
+        let stars = Decision {
+            stars: 3,
+            ..Decision::default()
+        };
+        c.imported(c.id(0), stars.clone(), None);
+        c.imported(c.id(1), stars.clone(), None);
+        assert_eq!(c.entries()[0].decision.flag, Flag::Pick);
+        assert_eq!(c.entries()[1].decision, stars);
+    }
+
+    #[test]
+    fn a_decision_that_cannot_be_sent_shows_what_is_recorded_and_why() {
+        let mut c = folder(1);
+        let job = c.decide(pick).expect("a change");
+        c.send_failed(job, "the catalog writer stopped".into());
+        let p = &c.entries()[0];
+        assert_eq!(p.decision, Decision::default());
+        assert!(!p.pending);
+        assert_eq!(p.error.as_deref(), Some("the catalog writer stopped"));
+    }
+
+    #[test]
+    fn a_folder_switch_leaves_nothing_to_undo_and_drops_old_results() {
+        let mut a = folder(6);
+        a.step(5);
+        let job = a.decide(pick).expect("a change");
+        let old = job.id;
+        a.open(PathBuf::from("/other"));
+        a.push(item("ONLY"));
+        a.refilter();
+        assert!(
+            a.undo().is_none(),
+            "undo never reaches the folder that was closed"
+        );
+        assert!(
+            !a.acknowledge(DecisionAck {
+                id: old,
+                decision: job.decision,
+                error: None
+            }),
+            "an acknowledgement for the old folder finds nothing"
+        );
+        a.imported(
+            EntryId { index: 0, ..old },
+            job.previous.clone(),
+            Some("x".into()),
+        );
+        assert!(a.entries()[0].error.is_none());
+        assert!(a.get(EntryId { index: 0, ..old }).is_none());
+        assert!(a.get(a.id(0)).is_some());
+        assert!(!a.set_analysis(old.generation(), Vec::new(), HashMap::new()));
+    }
+
+    #[test]
+    fn filters_admit_what_they_name() {
+        let mut c = folder(4);
+        c.decide(pick);
+        c.step(1);
+        c.decide(|d| d.flag = Flag::Reject);
+        c.step(1);
+        c.decide(|d| {
+            d.stars = 4;
+            d.label = Some(Label::Colour(ColourLabel::Red));
+        });
+        c.set_filter(Filter::Picks);
+        assert_eq!(c.visible, vec![0]);
+        c.set_filter(Filter::Rejects);
+        assert_eq!(c.visible, vec![1]);
+        c.set_filter(Filter::Unflagged);
+        assert_eq!(c.visible, vec![2, 3]);
+        c.set_filter(Filter::MinStars(3));
+        assert_eq!(c.visible, vec![2]);
+        c.set_filter(Filter::Label(ColourLabel::Red));
+        assert_eq!(c.visible, vec![2]);
+        assert_eq!(
+            c.selected_index(),
+            Some(2),
+            "the selection follows its photo"
+        );
+        c.set_filter(Filter::Label(ColourLabel::Blue));
+        assert!(c.visible.is_empty());
+        assert!(
+            c.decide(pick).is_none(),
+            "nothing selected, nothing decided"
+        );
+    }
+
+    #[test]
+    fn bursts_stack_under_all_and_open_with_b_people_filter_sort_by_sharpness() {
+        let mut c = folder(4);
+        let gen_ = c.generation();
+        let rows = vec![
+            analysis(&c, 0, 10.0, Some((1, false))),
+            analysis(&c, 1, 90.0, Some((1, true))),
+            analysis(&c, 2, 50.0, None),
+        ];
+        assert!(c.set_analysis(gen_, rows, HashMap::from([(7, "Ada".to_owned())])));
+        assert_eq!(
+            c.visible,
+            vec![1, 2, 3],
+            "the burst shows as its suggested frame"
+        );
+        c.select_visible(0);
+        c.toggle_burst();
+        assert_eq!(c.visible, vec![0, 1, 2, 3]);
+        c.toggle_sort_by_sharpness();
+        assert_eq!(
+            c.visible,
+            vec![1, 2, 0, 3],
+            "sharpest first, not indexed last"
+        );
+        c.toggle_person(8);
+        assert_eq!(c.visible, vec![1], "person 8 is in photo 1 only");
+        c.toggle_person(8);
+        assert_eq!(c.filter, Filter::All);
+        let people = c.people();
+        assert_eq!(people[0].person, 7);
+        assert_eq!(people[0].photos, 2);
+        assert_eq!(c.person_label(7), "Ada");
+        assert_eq!(c.name_person(8, "  "), None);
+        assert_eq!(c.name_person(8, " Bo "), Some("Bo".into()));
+        assert_eq!(c.person_label(8), "Bo");
+    }
+}

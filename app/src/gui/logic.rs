@@ -1,0 +1,311 @@
+//! The one place that takes in what background work reported: eframe calls [`DarkRoom::logic`]
+//! before every frame, and on its own while the window is hidden or minimised (when `ui` is not
+//! called at all), so scans, imports, decisions and index jobs go on unseen. Each poll is
+//! bounded, so one call stays short whatever piled up.
+
+use std::time::Duration;
+
+use darkroom_library::ScanEvent;
+
+use super::pictures::{FaceTile, Faces, Picture};
+use super::state::{DarkRoom, StatusSource};
+use super::tasks::take_answer;
+use super::theme::LOUPE_SIDE;
+use super::workers::CatalogReport;
+
+/// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
+/// image work, so it is kept small).
+const SCAN_EVENTS: usize = 2048;
+const CATALOG_REPORTS: usize = 4096;
+const PICTURES: usize = 32;
+
+impl DarkRoom {
+    pub fn logic(&mut self, ctx: &egui::Context) {
+        self.poll_engine();
+        self.poll_folder_dialog();
+        self.poll_scan();
+        self.flush_imports();
+        self.poll_catalog();
+        self.flush_outbox();
+        self.poll_pictures(ctx);
+        self.poll_close_ups(ctx);
+        self.poll_analysis();
+        self.poll_index();
+        self.poll_models();
+        self.poll_settings_writer();
+        if self.busy() {
+            ctx.request_repaint_after(Duration::from_millis(100));
+        }
+    }
+
+    fn poll_engine(&mut self) {
+        let StatusSource::Starting(rx) = &self.status else {
+            return;
+        };
+        match rx.try_recv() {
+            Ok(Ok(backend)) => self.status = StatusSource::Live(backend),
+            Ok(Err(why)) => {
+                self.notices
+                    .push(format!("the inference engine did not start: {why}"));
+                self.status = StatusSource::Failed;
+            }
+            Err(std::sync::mpsc::TryRecvError::Empty) => {}
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                self.notices
+                    .push("the inference engine did not start: its start-up thread stopped");
+                self.status = StatusSource::Failed;
+            }
+        }
+    }
+
+    fn poll_folder_dialog(&mut self) {
+        match take_answer(&mut self.tasks.folder_dialog) {
+            Some(Ok(Some(folder))) => self.open(folder),
+            Some(Ok(None)) | None => {}
+            Some(Err(died)) => self.notices.push(died),
+        }
+    }
+
+    fn poll_scan(&mut self) {
+        let Some(scan) = &self.tasks.scan else {
+            return;
+        };
+        let drained = scan.drain(SCAN_EVENTS);
+        let found = !drained.items.is_empty();
+        for event in drained.items {
+            match event {
+                ScanEvent::Item(item) => {
+                    let path = item.primary.clone();
+                    let id = self.cull.push(item);
+                    self.gallery.push(id);
+                    self.tasks.import_queue.push_back((id, path));
+                }
+                ScanEvent::Error(e) => self.problems.push(e.to_string()),
+            }
+        }
+        if drained.ended {
+            self.tasks.scan = None;
+            self.load_analysis();
+        }
+        if found || drained.ended {
+            self.cull.refilter();
+        }
+    }
+
+    /// Hand photos to the catalog thread for import while its queue has room.
+    fn flush_imports(&mut self) {
+        while let Some((id, path)) = self.tasks.import_queue.pop_front() {
+            match self.tasks.catalog.import.try_send((id, path)) {
+                Ok(()) => self.tasks.imports_in_flight += 1,
+                Err(std::sync::mpsc::TrySendError::Full(back)) => {
+                    self.tasks.import_queue.push_front(back);
+                    return;
+                }
+                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => {
+                    // The catalog thread is gone; poll_catalog says so.
+                    self.tasks.import_queue.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    fn poll_catalog(&mut self) {
+        let drained = self.tasks.catalog.reports.drain(CATALOG_REPORTS);
+        for report in drained.items {
+            match report {
+                CatalogReport::Imported(id, decision, error) => {
+                    self.tasks.imports_in_flight = self.tasks.imports_in_flight.saturating_sub(1);
+                    self.cull.imported(id, decision, error);
+                }
+                CatalogReport::Ack(ack) => {
+                    self.cull.acknowledge(ack);
+                }
+                CatalogReport::Problem(p) => self.notices.push(p),
+            }
+        }
+        if drained.ended {
+            self.notices.push(self.tasks.catalog.reports.died());
+            // Nothing in flight will come back.
+            self.tasks.imports_in_flight = 0;
+        }
+    }
+
+    fn poll_pictures(&mut self, ctx: &egui::Context) {
+        for done in self.tasks.thumbs.done.drain(PICTURES).items {
+            let Some(pictures) = self.gallery.get_mut(done.id) else {
+                // Asked for by a folder no longer open.
+                continue;
+            };
+            let picture = match done.result {
+                Ok(img) => {
+                    let size = [img.width() as usize, img.height() as usize];
+                    let color = egui::ColorImage::from_rgb(size, img.as_raw());
+                    Picture::Ready(ctx.load_texture(
+                        format!(
+                            "photo-{}-{}-{}",
+                            done.id.generation(),
+                            done.id.index(),
+                            done.side
+                        ),
+                        color,
+                        egui::TextureOptions::LINEAR,
+                    ))
+                }
+                Err(err) => {
+                    self.cull.set_error(done.id, err.clone());
+                    Picture::Failed(err)
+                }
+            };
+            if done.side == LOUPE_SIDE {
+                pictures.loupe = picture;
+            } else {
+                pictures.thumb = picture;
+            }
+        }
+    }
+
+    fn poll_close_ups(&mut self, ctx: &egui::Context) {
+        let mut n = 0;
+        while n < self.tasks.face_crops.len() {
+            let Some(answer) = self.tasks.face_crops[n].answer() else {
+                n += 1;
+                continue;
+            };
+            self.tasks.face_crops.remove(n);
+            let (id, result) = match answer {
+                Ok(a) => a,
+                Err(died) => {
+                    self.notices.push(died);
+                    continue;
+                }
+            };
+            let Some(pictures) = self.gallery.get_mut(id) else {
+                continue;
+            };
+            pictures.faces = match result {
+                Ok(None) => Faces::NotIndexed,
+                Ok(Some(crops)) => Faces::Ready(
+                    crops
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, c)| {
+                            let size = [c.image.width() as usize, c.image.height() as usize];
+                            let pixels = egui::ColorImage::from_rgb(size, c.image.as_raw());
+                            FaceTile {
+                                texture: ctx.load_texture(
+                                    format!("face-{}-{}-{k}", id.generation(), id.index()),
+                                    pixels,
+                                    egui::TextureOptions::NEAREST,
+                                ),
+                                sharpness: c.sharpness,
+                                eyes_closed: c.eyes_closed,
+                            }
+                        })
+                        .collect(),
+                ),
+                Err(e) => Faces::Failed(e),
+            };
+        }
+    }
+
+    /// Read the folder's analysis from the index rows (after the scan, after an index job).
+    pub(super) fn load_analysis(&mut self) {
+        if self.cull.is_empty() {
+            return;
+        }
+        self.tasks.analysis = Some(super::workers::load_analysis(
+            self.cull.generation(),
+            self.cull.photos(),
+            self.env.catalog_path.clone(),
+            self.env.wake.clone(),
+        ));
+    }
+
+    fn poll_analysis(&mut self) {
+        match take_answer(&mut self.tasks.analysis) {
+            None => {}
+            Some(Ok((generation, Ok(folder)))) => {
+                self.cull
+                    .set_analysis(generation, folder.photos, folder.names);
+            }
+            Some(Ok((_, Err(e)))) => self.problems.push(format!("cannot read the index: {e}")),
+            Some(Err(died)) => self.notices.push(died),
+        }
+    }
+
+    fn poll_index(&mut self) {
+        let Some(run) = &self.tasks.indexing else {
+            return;
+        };
+        let failures = run.live.read(|l| l.failures.len());
+        if failures > 0 {
+            let mut taken = Vec::new();
+            run.live.update(|l| taken = std::mem::take(&mut l.failures));
+            self.problems.extend(taken);
+        }
+        let Some(answer) = take_answer_of(&mut self.tasks.indexing) else {
+            return;
+        };
+        // The close-ups and the marks are made again from the new rows.
+        self.gallery.forget_faces();
+        self.load_analysis();
+        self.index_summary = Some(match answer {
+            Ok(Ok(s)) if s.cancelled => {
+                format!("Indexing cancelled · {} photos done", s.indexed)
+            }
+            Ok(Ok(s)) => format!(
+                "Indexed · {} photos · {} faces{}",
+                s.indexed + s.skipped,
+                s.faces,
+                if s.failed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {} failed", s.failed.len())
+                }
+            ),
+            Ok(Err(e)) => format!("Indexing failed: {e}"),
+            Err(died) => {
+                self.notices.push(died.clone());
+                format!("Indexing failed: {died}")
+            }
+        });
+    }
+
+    fn poll_models(&mut self) {
+        let Some(env) = super::intent::models_env(&self.env) else {
+            return;
+        };
+        // A detector that was just installed can be chosen in Settings right away.
+        if let Some(rows) = self.windows.models.poll(&env) {
+            refresh_detectors(&mut self.detectors, rows);
+        }
+    }
+
+    fn poll_settings_writer(&mut self) {
+        let drained = self.tasks.saver_problems.drain(16);
+        for p in drained.items {
+            self.notices.push(p);
+        }
+    }
+}
+
+/// The index job's answer, emptying the slot once it answered.
+fn take_answer_of(
+    slot: &mut Option<super::state::Indexing>,
+) -> Option<Result<Result<darkroom_index::Summary, String>, String>> {
+    let answer = slot.as_ref()?.task.answer()?;
+    *slot = None;
+    Some(answer)
+}
+
+fn refresh_detectors(
+    detectors: &mut [super::windows::settings::DetectorChoice],
+    rows: &[darkroom_models::CardStatus],
+) {
+    for d in detectors {
+        d.installed = rows.iter().any(|r| {
+            r.model_id == d.model_id && matches!(r.state, darkroom_models::CardState::Ready { .. })
+        });
+    }
+}

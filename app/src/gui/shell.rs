@@ -1,0 +1,151 @@
+//! `darkroom [FOLDER]`: the eframe shell around [`DarkRoom`], and what is read before the
+//! window opens. Everything slow starts in the background after the first frame is on its way.
+
+use std::path::PathBuf;
+use std::sync::mpsc::SyncSender;
+
+use anyhow::Context;
+use darkroom_engine::Backend;
+
+use super::state::{DarkRoom, Setup, StatusSource};
+use super::windows::settings::{DEFAULT_DETECTOR, DETECTOR_TIERS, DetectorChoice, EngineKnobs};
+use super::{num_threads, workers};
+use crate::services::AppSettings;
+
+struct Window {
+    app: DarkRoom,
+    frames: u64,
+    /// `--report-first-frame`: say when the first frame is on screen, then close.
+    report_first_frame: bool,
+}
+
+impl eframe::App for Window {
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.app.logic(ctx);
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.frames += 1;
+        if self.report_first_frame {
+            // eframe presents a frame before it asks for the next one: reaching the second
+            // means the first is on screen.
+            if self.frames == 2 {
+                use std::io::Write;
+                let mut out = std::io::stdout();
+                let _ = writeln!(out, "first-frame");
+                let _ = out.flush();
+                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            }
+            ui.ctx().request_repaint();
+        }
+        self.app.ui(ui);
+    }
+}
+
+/// Load the runtime, hash the models and start the probe (CPU work, after the first frame),
+/// answering on `answer` with the engine or why it did not start.
+pub fn start_engine(
+    models: PathBuf,
+    inference_dir: PathBuf,
+    answer: SyncSender<Result<Backend, String>>,
+) {
+    let result = darkroom_engine::CardSet::builtin()
+        .map(|cards| darkroom_engine::ModelStore::new(models, cards))
+        .map_err(anyhow::Error::from)
+        .and_then(|store| crate::services::start_in(store, inference_dir, false))
+        .map(|(backend, _)| backend)
+        .map_err(|e| format!("{e:#}"));
+    let _ = answer.send(result);
+}
+
+/// The detector tiers and which are installed, looked up before the window opens.
+pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
+    let cards = darkroom_engine::CardSet::builtin().ok();
+    DETECTOR_TIERS
+        .iter()
+        .map(|&(tier, model_id)| DetectorChoice {
+            tier,
+            model_id,
+            installed: cards
+                .as_ref()
+                .and_then(|cards| cards.get(model_id).ok())
+                .is_some_and(|c| models.join(&c.file).is_file()),
+        })
+        .collect()
+}
+
+pub fn run(
+    folder: Option<PathBuf>,
+    report_first_frame: bool,
+) -> anyhow::Result<std::process::ExitCode> {
+    let data = darkroom_engine::paths::data_dir()
+        .context("no data directory: set DARKROOM_DATA_DIR or HOME")?;
+    let cache = darkroom_engine::paths::cache_dir()
+        .context("no cache directory: set DARKROOM_CACHE_DIR or HOME")?;
+    let settings_file = data.join("settings.json");
+    let (settings, settings_problem) = AppSettings::load(&settings_file);
+    let mut notices: Vec<String> = settings_problem.into_iter().collect();
+    let inference_dir =
+        darkroom_engine::paths::inference_dir().context("no inference directory: set HOME")?;
+    let backend_settings = darkroom_engine::ladder::BackendSettings::load(&inference_dir)
+        .unwrap_or_else(|e| {
+            notices.push(e.to_string());
+            Default::default()
+        });
+    let models = crate::services::models_dir(None)?;
+    let detectors = detector_choices(&models);
+    let (tx, rx) = std::sync::mpsc::sync_channel(1);
+    let models_dir = models.clone();
+    let engine_dir = inference_dir.clone();
+    let start = move || {
+        let spawned = std::thread::Builder::new()
+            .name("darkroom-engine-start".into())
+            .spawn(move || start_engine(models, engine_dir, tx));
+        // A thread that cannot start drops the sender: the window says the start stopped.
+        drop(spawned);
+    };
+    let setup = Setup {
+        folder,
+        catalog: data.join("catalog.sqlite"),
+        thumb_cache: cache.join("thumbs"),
+        naming: settings.naming,
+        recent: settings.recent,
+        status: StatusSource::Starting(rx),
+        thumb_threads: num_threads(),
+        knobs: EngineKnobs::resolve(backend_settings),
+        settings_file: Some(settings_file),
+        inference_dir: Some(inference_dir),
+        pick_folder: workers::system_folder_dialog(),
+        on_first_frame: vec![Box::new(start)],
+        detectors,
+        detector: settings
+            .detector
+            .clone()
+            .unwrap_or_else(|| DEFAULT_DETECTOR.to_owned()),
+        blurry_below: settings
+            .blurry_below
+            .unwrap_or(darkroom_index::Thresholds::default().blurry_below),
+        model_mirror: darkroom_models::ModelManager::mirror_from_env(),
+        models_dir: Some(models_dir),
+        notices,
+    };
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("DarkRoom")
+            .with_inner_size([1280.0, 820.0]),
+        ..Default::default()
+    };
+    eframe::run_native(
+        "DarkRoom",
+        options,
+        Box::new(move |cc| {
+            Ok(Box::new(Window {
+                app: DarkRoom::new(&cc.egui_ctx, setup),
+                frames: 0,
+                report_first_frame,
+            }))
+        }),
+    )
+    .map_err(|e| anyhow::anyhow!("cannot open the window: {e}"))?;
+    Ok(std::process::ExitCode::SUCCESS)
+}

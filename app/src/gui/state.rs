@@ -1,0 +1,300 @@
+//! The window's state: the culling state, the textures, the open overlay, and the ends of every
+//! background task. `logic.rs` takes in what the tasks report, `intent.rs` carries out what the
+//! UI asks for, `ui.rs` and `views/` draw; none of them does I/O.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, SyncSender};
+
+use darkroom_catalog::SidecarNaming;
+use darkroom_engine::{Backend, BackendStatus};
+use darkroom_library::ScanEvent;
+use darkroom_library::thumbs::ThumbCache;
+
+use super::culling::{Culling, DecisionJob, EntryId, View};
+use super::intent::Intent;
+use super::notices::Notices;
+use super::pictures::Gallery;
+use super::tasks::{Latest, Task, Waker};
+use super::windows::settings::{DetectorChoice, EngineKnobs};
+use super::windows::{Overlay, Windows};
+use super::workers::{self, Cancel};
+
+/// Where Settings and About get the backend's state: the live engine, or a fixed status
+/// (screenshot tests of each state). `Starting` answers with the engine, or why it did not start.
+pub enum StatusSource {
+    Starting(Receiver<Result<Backend, String>>),
+    Live(Backend),
+    Fixed(Box<BackendStatus>),
+    /// The engine did not start; the notice says why.
+    Failed,
+}
+
+/// What the app needs from the outside world.
+pub struct Setup {
+    pub folder: Option<PathBuf>,
+    pub catalog: PathBuf,
+    pub thumb_cache: PathBuf,
+    pub naming: SidecarNaming,
+    pub recent: Vec<PathBuf>,
+    pub status: StatusSource,
+    pub thumb_threads: usize,
+    pub knobs: EngineKnobs,
+    /// Where recent folders and the sidecar naming are kept (None: not persisted, in tests).
+    pub settings_file: Option<PathBuf>,
+    /// Where the engine's settings are kept (None: not persisted, in tests).
+    pub inference_dir: Option<PathBuf>,
+    /// "Open folder…": the system dialog, or a stand-in in tests.
+    pub pick_folder: workers::PickFolder,
+    /// Started once the first frame is on screen (the engine), after the folder's scan.
+    pub on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
+    /// Where the models are, for the index job (None: no "Index faces").
+    pub models_dir: Option<PathBuf>,
+    /// The detector tiers and which are installed (looked up before the window opens).
+    pub detectors: Vec<DetectorChoice>,
+    pub detector: String,
+    /// Sharpness under which a photo is marked blurry.
+    pub blurry_below: f32,
+    /// A mirror serving model files by name, instead of each download's upstream.
+    pub model_mirror: Option<String>,
+    /// What went wrong before the window opened (a settings file that could not be read).
+    pub notices: Vec<String>,
+}
+
+/// A running index job as the window follows it.
+pub struct Indexing {
+    pub task: Task<Result<darkroom_index::Summary, String>>,
+    pub control: Arc<darkroom_index::Control>,
+    pub live: Latest<workers::IndexLive>,
+}
+
+pub struct DarkRoom {
+    /// The folder's photos, filter, selection, decisions and undo: no egui, no I/O.
+    pub cull: Culling,
+    /// Textures for the open folder's photos.
+    pub gallery: Gallery,
+    pub overlay: Overlay,
+    pub windows: Windows,
+    /// Per-photo problems of this folder (unreadable files, failed imports), for the top bar.
+    pub problems: Vec<String>,
+    /// Failures of the window's own parts, shown until dismissed.
+    pub notices: Notices,
+    pub recent: Vec<PathBuf>,
+    pub naming: SidecarNaming,
+    pub status: StatusSource,
+    /// Threads and TensorRT workspace, shown and edited in Settings.
+    pub knobs: EngineKnobs,
+    pub detectors: Vec<DetectorChoice>,
+    /// The face detector new index jobs use.
+    pub detector: String,
+    /// Sharpness under which a photo is marked blurry (Settings).
+    pub blurry_below: f32,
+    /// The last index job's outcome, one line.
+    pub index_summary: Option<String>,
+    pub(super) ui_state: UiState,
+    pub(super) tasks: Tasks,
+    pub(super) env: Env,
+    /// What the views asked for this frame, carried out after they are drawn.
+    pub(super) intents: Vec<Intent>,
+}
+
+/// State only the views hold: text being typed, where the grid scrolls.
+#[derive(Default)]
+pub struct UiState {
+    /// The empty state's "type a path" field.
+    pub folder_field: String,
+    /// The person being named, and the text so far.
+    pub naming_person: Option<(i64, String)>,
+    /// The keyboard moved the selection: scroll the grid until it is in view (once).
+    pub follow_selection: bool,
+    /// The grid's scroll offset to apply next frame (the selection was off screen).
+    pub grid_offset: Option<f32>,
+    /// Frames drawn so far: background work starts once the first is on screen.
+    pub frames: u64,
+    /// The grid's columns at the last frame (Up and Down move by a row).
+    pub columns: usize,
+}
+
+/// The window's ends of its background work, all polled in `logic`.
+pub struct Tasks {
+    pub scan: Option<Task<ScanEvent>>,
+    pub folder_dialog: Option<Task<Option<PathBuf>>>,
+    pub indexing: Option<Indexing>,
+    pub analysis: Option<Task<workers::AnalysisAnswer>>,
+    pub face_crops: Vec<Task<workers::FaceCrops>>,
+    pub thumbs: workers::ThumbPool,
+    pub catalog: workers::CatalogThread,
+    pub saver: SyncSender<workers::SaveMsg>,
+    pub saver_problems: Task<String>,
+    /// Photos waiting to be imported (the catalog thread's queue is bounded).
+    pub import_queue: VecDeque<(EntryId, PathBuf)>,
+    pub imports_in_flight: usize,
+    /// Decisions waiting for room in the catalog thread's queue: the UI never blocks on it.
+    pub outbox: VecDeque<DecisionJob>,
+    /// The folder to open and the work to start once the first frame is on screen.
+    pub deferred_folder: Option<PathBuf>,
+    pub on_first_frame: Vec<Box<dyn FnOnce() + Send>>,
+}
+
+/// Where things are and how to wake the window: fixed for the window's life.
+pub struct Env {
+    pub catalog_path: PathBuf,
+    pub settings_file: Option<PathBuf>,
+    pub inference_dir: Option<PathBuf>,
+    pub models_dir: Option<PathBuf>,
+    pub model_mirror: Option<String>,
+    pub pick_folder: workers::PickFolder,
+    pub cancel: Cancel,
+    pub wake: Waker,
+}
+
+impl Drop for DarkRoom {
+    fn drop(&mut self) {
+        self.env.cancel.set();
+        if let Some(run) = &self.tasks.indexing {
+            run.control.cancel();
+        }
+    }
+}
+
+impl DarkRoom {
+    /// Starts the background workers and returns at once: the first frame never waits.
+    pub fn new(ctx: &egui::Context, setup: Setup) -> Self {
+        let repaint = ctx.clone();
+        let wake: Waker = Arc::new(move || repaint.request_repaint());
+        let cancel = Cancel::default();
+        let cache = ThumbCache::new(setup.thumb_cache);
+        let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
+        let catalog = workers::catalog_thread(setup.catalog.clone(), setup.naming, wake.clone());
+        let (saver, saver_problems) = workers::settings_saver(wake.clone());
+        let mut notices = Notices::default();
+        for n in setup.notices {
+            notices.push(n);
+        }
+        DarkRoom {
+            cull: Culling::default(),
+            gallery: Gallery::default(),
+            overlay: Overlay::None,
+            windows: Windows::default(),
+            problems: Vec::new(),
+            notices,
+            recent: setup.recent,
+            naming: setup.naming,
+            status: setup.status,
+            knobs: setup.knobs,
+            detectors: setup.detectors,
+            detector: setup.detector,
+            blurry_below: setup.blurry_below,
+            index_summary: None,
+            ui_state: UiState::default(),
+            tasks: Tasks {
+                scan: None,
+                folder_dialog: None,
+                indexing: None,
+                analysis: None,
+                face_crops: Vec::new(),
+                thumbs,
+                catalog,
+                saver,
+                saver_problems,
+                import_queue: VecDeque::new(),
+                imports_in_flight: 0,
+                outbox: VecDeque::new(),
+                deferred_folder: setup.folder,
+                on_first_frame: setup.on_first_frame,
+            },
+            env: Env {
+                catalog_path: setup.catalog,
+                settings_file: setup.settings_file,
+                inference_dir: setup.inference_dir,
+                models_dir: setup.models_dir,
+                model_mirror: setup.model_mirror,
+                pick_folder: setup.pick_folder,
+                cancel,
+                wake,
+            },
+            intents: Vec::new(),
+        }
+    }
+
+    pub fn root(&self) -> Option<&std::path::Path> {
+        self.cull.root.as_deref()
+    }
+
+    pub fn scanning(&self) -> bool {
+        self.tasks.scan.is_some()
+    }
+
+    /// Whether the folder dialog is open.
+    pub fn choosing_folder(&self) -> bool {
+        self.tasks.folder_dialog.is_some()
+    }
+
+    pub fn models_dir(&self) -> Option<&std::path::Path> {
+        self.env.models_dir.as_deref()
+    }
+
+    /// Whether "Index faces" can run now: a folder, a live engine, a models dir, no job yet.
+    pub fn can_index(&self) -> bool {
+        self.cull.root.is_some()
+            && self.tasks.indexing.is_none()
+            && self.env.models_dir.is_some()
+            && matches!(self.status, StatusSource::Live(_))
+    }
+
+    pub fn is_indexing(&self) -> bool {
+        self.tasks.indexing.is_some()
+    }
+
+    /// The backend's status as it is now (`logic` takes the engine in when it has started).
+    pub fn backend_status(&self) -> Option<BackendStatus> {
+        match &self.status {
+            StatusSource::Starting(_) | StatusSource::Failed => None,
+            StatusSource::Live(b) => Some(b.status()),
+            StatusSource::Fixed(s) => Some((**s).clone()),
+        }
+    }
+
+    /// True when every decision made here is durable.
+    pub fn all_acknowledged(&self) -> bool {
+        self.tasks.outbox.is_empty() && self.cull.all_acknowledged()
+    }
+
+    /// True when the scan is done, every decision is durable, every picture asked for (the
+    /// cells on screen, the loupe's) has arrived and no scroll is pending (tests wait on it).
+    pub fn settled(&self) -> bool {
+        let t = &self.tasks;
+        !self.scanning()
+            && t.indexing.is_none()
+            && t.face_crops.is_empty()
+            && t.analysis.is_none()
+            && t.deferred_folder.is_none()
+            && !self.choosing_folder()
+            && !self.windows.models.busy()
+            && self.ui_state.grid_offset.is_none()
+            && t.import_queue.is_empty()
+            && t.imports_in_flight == 0
+            && self.intents.is_empty()
+            && self.all_acknowledged()
+            && self
+                .gallery
+                .iter()
+                .all(|p| !p.thumb.waiting() && !p.loupe.waiting())
+            && (self.cull.view == View::Grid
+                || self.cull.selected_id().is_none_or(|id| {
+                    self.gallery.get(id).is_some_and(|p| {
+                        !p.loupe.waiting() && !matches!(p.loupe, super::pictures::Picture::None)
+                    })
+                }))
+    }
+
+    /// Background work that wants the window to look again soon (a spinner, a pending save).
+    pub(super) fn busy(&self) -> bool {
+        self.scanning()
+            || !self.tasks.import_queue.is_empty()
+            || self.tasks.imports_in_flight > 0
+            || !self.all_acknowledged()
+            || self.windows.models.busy()
+    }
+}

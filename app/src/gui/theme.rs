@@ -1,0 +1,38 @@
+//! The window's colours and sizes, in one place.
+
+use darkroom_catalog::ColourLabel;
+use egui::Color32;
+
+/// Grid thumbnails are made at this many pixels.
+pub const THUMB_SIDE: u32 = 256;
+/// Loupe previews are made at this many pixels (fit on a 4K screen is downscaled by egui).
+pub const LOUPE_SIDE: u32 = 2048;
+/// A grid cell's side in points.
+pub const CELL: f32 = 180.0;
+/// The people strip's face chips, in points.
+pub const PERSON_CHIP: f32 = 40.0;
+/// Loupe close-ups are shown at most this high, in points (their pixels stay the photo's).
+pub const CLOSE_UP_HEIGHT: f32 = 128.0;
+/// Overlay windows' width.
+pub const WINDOW_WIDTH: f32 = 560.0;
+
+/// Errors, in text and in a cell's badge.
+pub const ERROR_TEXT: Color32 = Color32::LIGHT_RED;
+pub const ERROR_BADGE: Color32 = Color32::from_rgb(200, 40, 40);
+/// A forced backend, a notice that needs a look.
+pub const WARNING: Color32 = Color32::from_rgb(230, 160, 40);
+pub const EYES_CLOSED: Color32 = Color32::from_rgb(230, 120, 90);
+/// Rejected photos are dimmed by this much black.
+pub const REJECT_DIM: u8 = 140;
+/// Behind the marks drawn over a photo.
+pub const MARKS_BACKGROUND: u8 = 170;
+
+pub fn label_colour(c: ColourLabel) -> Color32 {
+    match c {
+        ColourLabel::Red => Color32::from_rgb(220, 50, 47),
+        ColourLabel::Yellow => Color32::from_rgb(230, 200, 40),
+        ColourLabel::Green => Color32::from_rgb(80, 170, 60),
+        ColourLabel::Blue => Color32::from_rgb(50, 110, 220),
+        ColourLabel::Purple => Color32::from_rgb(150, 80, 190),
+    }
+}

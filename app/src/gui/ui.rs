@@ -1,0 +1,89 @@
+//! One frame: keys first (so the frame shows their effect), then the views, then the open
+//! window, then what they asked for. Background work is taken in by `logic`, not here.
+
+use super::intent::Intent;
+use super::keymap;
+use super::state::DarkRoom;
+use super::theme::CELL;
+use super::views;
+use super::windows::WindowEnv;
+use super::windows::settings::IndexSettings;
+use crate::gui::culling::View;
+
+impl DarkRoom {
+    pub fn ui(&mut self, ui: &mut egui::Ui) {
+        let ctx = ui.ctx().clone();
+        self.ui_state.frames += 1;
+        match self.ui_state.frames {
+            // Ask for a second frame at once: eframe presents this one before drawing it.
+            1 => ctx.request_repaint(),
+            2 => {
+                if let Some(folder) = self.tasks.deferred_folder.take() {
+                    self.open(folder);
+                }
+                for start in self.tasks.on_first_frame.drain(..) {
+                    start();
+                }
+            }
+            _ => {}
+        }
+        self.ui_state.columns = ((ui.available_width() / CELL).floor() as usize).max(1);
+        let typing = ctx.memory(|m| m.focused().is_some());
+        if !typing {
+            for action in ctx.input(keymap::pressed) {
+                self.handle(Intent::Key(action));
+            }
+        }
+        let status = self.backend_status();
+        let mut intents = std::mem::take(&mut self.intents);
+        let mut state = std::mem::take(&mut self.ui_state);
+        {
+            let app = &*self;
+            egui::Panel::top("top").show(ui, |ui| {
+                views::top_bar::top_bar_ui(ui, app, status.as_ref(), &mut intents);
+            });
+            if !app.notices.is_empty() {
+                egui::Panel::top("notices").show(ui, |ui| {
+                    views::notices::notices_ui(ui, &app.notices, &mut intents);
+                });
+            }
+            egui::CentralPanel::default().show(ui, |ui| {
+                if app.root().is_none() {
+                    views::empty::empty_ui(ui, app, &mut state.folder_field, &mut intents);
+                    return;
+                }
+                match app.cull.view {
+                    View::Grid => {
+                        views::people::people_ui(ui, app, &mut state.naming_person, &mut intents);
+                        views::grid::grid_ui(ui, app, &mut state, &mut intents);
+                    }
+                    View::Loupe => views::loupe::loupe_ui(ui, app, &mut intents),
+                    View::Compare => views::compare::compare_ui(ui, app, &mut intents),
+                }
+            });
+        }
+        let env = WindowEnv {
+            status: status.as_ref(),
+            naming: self.naming,
+            knobs: &self.knobs,
+            index: IndexSettings {
+                detectors: &self.detectors,
+                detector: &self.detector,
+                blurry_below: self.blurry_below,
+            },
+            models_dir: self.env.models_dir.as_deref(),
+        };
+        self.windows.show(&ctx, self.overlay, &env, &mut intents);
+        self.ui_state = state;
+        // Asking for pictures changes nothing on screen until they arrive (which wakes the
+        // window); anything else the user did is drawn in the next frame, at once.
+        if intents
+            .iter()
+            .any(|i| !matches!(i, Intent::Show(..) | Intent::CloseUps(_)))
+        {
+            ctx.request_repaint();
+        }
+        self.intents = intents;
+        self.handle_intents();
+    }
+}

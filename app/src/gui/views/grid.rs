@@ -1,0 +1,249 @@
+//! The grid: only the rows on screen are laid out (a folder of 10,000 costs what a screenful
+//! does), each cell its thumbnail, decision, label, the index's marks and an error badge.
+
+use std::collections::HashSet;
+
+use darkroom_catalog::{Flag, Label};
+use egui::Color32;
+
+use crate::gui::culling::{Filter, Photo};
+use crate::gui::intent::Intent;
+use crate::gui::pictures::Picture;
+use crate::gui::state::{DarkRoom, UiState};
+use crate::gui::theme::{self, CELL};
+
+pub fn grid_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
+    let cull = &app.cull;
+    let columns = state.columns.max(1);
+    if cull.visible.is_empty() {
+        ui.centered_and_justified(|ui| {
+            ui.label(if app.scanning() {
+                "Scanning…"
+            } else {
+                "No photos match this filter"
+            });
+        });
+        return;
+    }
+    let rows = cull.visible.len().div_ceil(columns);
+    let selected_row = cull.selected / columns;
+    let mut area = egui::ScrollArea::vertical().auto_shrink(false);
+    if let Some(offset) = state.grid_offset.take() {
+        area = area.vertical_scroll_offset(offset);
+    }
+    let mut follow = state.follow_selection;
+    let marks = Marks {
+        detector: &app.detector,
+        blurry_below: app.blurry_below,
+        stacked: cull.filter == Filter::All,
+        expanded: &cull.expanded_bursts,
+    };
+    let shown = area.show_rows(ui, CELL, rows, |ui, range| {
+        for row in range {
+            ui.horizontal(|ui| {
+                for col in 0..columns {
+                    let v = row * columns + col;
+                    let Some(id) = cull.visible_id(v) else {
+                        break;
+                    };
+                    let (Some(photo), Some(pictures)) = (cull.get(id), app.gallery.get(id)) else {
+                        break;
+                    };
+                    intents.push(Intent::Show(id, theme::THUMB_SIDE));
+                    let selected = v == cull.selected;
+                    let response = cell_ui(ui, photo, &pictures.thumb, selected, &marks);
+                    if selected && follow {
+                        response.scroll_to_me(None);
+                        follow = false;
+                    }
+                    if response.double_clicked() {
+                        intents.push(Intent::OpenLoupe(v));
+                    } else if response.clicked() {
+                        intents.push(Intent::Select(v));
+                    }
+                }
+            });
+        }
+    });
+    // Only rows on screen are laid out: a selection that left them is reached by offset.
+    if follow {
+        let row_h = CELL + ui.spacing().item_spacing.y;
+        let top = selected_row as f32 * row_h;
+        let view_h = shown.inner_rect.height();
+        let offset = if top < shown.state.clamped_offset().y {
+            top
+        } else {
+            top + row_h - view_h
+        };
+        state.grid_offset = Some(offset.max(0.0));
+        ui.ctx().request_repaint();
+    }
+    state.follow_selection = false;
+}
+
+/// "3 stars · Pick" and friends, for the cell and the loupe caption.
+pub fn badge_text(p: &Photo) -> String {
+    let mut parts = Vec::new();
+    // Words, not ★: egui's bundled fonts have no star glyph.
+    match p.decision.stars {
+        0 => {}
+        1 => parts.push("1 star".into()),
+        n => parts.push(format!("{n} stars")),
+    }
+    match p.decision.flag {
+        Flag::Pick => parts.push("Pick".into()),
+        Flag::Reject => parts.push("Reject".into()),
+        Flag::Unflagged => {}
+    }
+    if p.pending {
+        parts.push("saving…".into());
+    }
+    parts.join(" · ")
+}
+
+/// What the grid's marks depend on besides the photo.
+struct Marks<'a> {
+    detector: &'a str,
+    blurry_below: f32,
+    /// Bursts are stacked in this view (no filter).
+    stacked: bool,
+    expanded: &'a HashSet<usize>,
+}
+
+/// The index's marks: blurry, eyes closed, the burst and its suggested keeper.
+fn marks_text(p: &Photo, m: &Marks<'_>) -> String {
+    let Some(a) = &p.analysis else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if a.detector != m.detector {
+        // Never mixed silently: these rows came from another detector.
+        parts.push(format!("indexed with {}", a.detector));
+    }
+    if let Some(b) = &a.burst {
+        if m.stacked && !m.expanded.contains(&b.id) {
+            parts.push(format!("burst of {} (B opens)", b.size));
+        } else {
+            parts.push(format!("burst {}/{}", b.position, b.size));
+        }
+        if b.suggested {
+            parts.push("suggested".to_owned());
+        }
+    }
+    if a.sharpness < m.blurry_below {
+        parts.push("blurry".to_owned());
+    }
+    if a.eyes_closed {
+        parts.push("eyes closed".to_owned());
+    }
+    parts.join(" · ")
+}
+
+fn cell_ui(
+    ui: &mut egui::Ui,
+    p: &Photo,
+    thumb: &Picture,
+    selected: bool,
+    marks: &Marks<'_>,
+) -> egui::Response {
+    let (rect, response) =
+        ui.allocate_exact_size(egui::vec2(CELL - 8.0, CELL - 8.0), egui::Sense::click());
+    let painter = ui.painter_at(rect);
+    painter.rect_filled(rect, 4.0, ui.visuals().extreme_bg_color);
+    let image_rect = rect.shrink(6.0).with_max_y(rect.max.y - 26.0);
+    match thumb {
+        Picture::Ready(tex) => {
+            let size = tex.size_vec2();
+            let scale = (image_rect.width() / size.x).min(image_rect.height() / size.y);
+            let fitted = egui::Rect::from_center_size(image_rect.center(), size * scale);
+            painter.image(
+                tex.id(),
+                fitted,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                Color32::WHITE,
+            );
+        }
+        Picture::Failed(_) => {
+            painter.text(
+                image_rect.center(),
+                egui::Align2::CENTER_CENTER,
+                "cannot read",
+                egui::FontId::proportional(14.0),
+                theme::ERROR_TEXT,
+            );
+        }
+        _ => {}
+    }
+    if p.decision.flag == Flag::Reject {
+        painter.rect_filled(
+            image_rect,
+            0.0,
+            Color32::from_black_alpha(theme::REJECT_DIM),
+        );
+    }
+    if let Some(Label::Colour(c)) = &p.decision.label {
+        painter.rect_filled(
+            egui::Rect::from_min_size(
+                rect.left_bottom() - egui::vec2(0.0, 6.0),
+                egui::vec2(rect.width(), 6.0),
+            ),
+            0.0,
+            theme::label_colour(*c),
+        );
+    }
+    let marks_line = marks_text(p, marks);
+    if !marks_line.is_empty() {
+        // The index's marks over the picture's top edge, legible on any photo.
+        let font = egui::FontId::proportional(11.0);
+        let galley = painter.layout_no_wrap(marks_line, font, Color32::WHITE);
+        let at = rect.left_top() + egui::vec2(6.0, 6.0);
+        painter.rect_filled(
+            egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
+            3.0,
+            Color32::from_black_alpha(theme::MARKS_BACKGROUND),
+        );
+        painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::WHITE);
+    }
+    let text = format!("{}  {}", p.file_name(), badge_text(p));
+    painter.text(
+        rect.left_bottom() + egui::vec2(6.0, -14.0),
+        egui::Align2::LEFT_CENTER,
+        text,
+        egui::FontId::proportional(11.0),
+        ui.visuals().text_color(),
+    );
+    if p.error.is_some() {
+        // The per-item error badge: the cause is in the hover text and the loupe caption.
+        let at = rect.right_top() + egui::vec2(-14.0, 14.0);
+        painter.circle_filled(at, 9.0, theme::ERROR_BADGE);
+        painter.text(
+            at,
+            egui::Align2::CENTER_CENTER,
+            "!",
+            egui::FontId::proportional(13.0),
+            Color32::WHITE,
+        );
+    }
+    if selected {
+        painter.rect_stroke(
+            rect,
+            4.0,
+            egui::Stroke::new(2.5, ui.visuals().selection.stroke.color),
+            egui::StrokeKind::Inside,
+        );
+    }
+    let mut label = [p.file_name(), badge_text(p), marks_text(p, marks)]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ");
+    if let Some(err) = &p.error {
+        label.push_str(&format!(" · error: {err}"));
+    }
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
+    if let Some(err) = &p.error {
+        response.on_hover_text(err)
+    } else {
+        response
+    }
+}

@@ -1,0 +1,11 @@
+//! The views, one file each, as `*_ui` functions: they read the window's state and push
+//! [`Intent`](super::intent::Intent)s; none changes the state or does I/O.
+
+pub mod compare;
+pub mod empty;
+pub mod grid;
+pub mod index_row;
+pub mod loupe;
+pub mod notices;
+pub mod people;
+pub mod top_bar;

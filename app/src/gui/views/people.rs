@@ -1,0 +1,79 @@
+//! The people strip over the grid: a chip per person (their first face, name, photo count); a
+//! click shows only their photos, again shows all; "Name…" in its menu names them.
+
+use crate::gui::culling::Filter;
+use crate::gui::intent::Intent;
+use crate::gui::pictures::Picture;
+use crate::gui::state::DarkRoom;
+use crate::gui::theme;
+
+pub fn people_ui(
+    ui: &mut egui::Ui,
+    app: &DarkRoom,
+    naming_person: &mut Option<(i64, String)>,
+    intents: &mut Vec<Intent>,
+) {
+    let people = app.cull.people();
+    if people.is_empty() {
+        return;
+    }
+    let mut start_naming = None;
+    egui::ScrollArea::horizontal()
+        .id_salt("people")
+        .show(ui, |ui| {
+            ui.horizontal(|ui| {
+                for person in &people {
+                    let (photo, b) = person.face;
+                    intents.push(Intent::Show(photo, theme::THUMB_SIDE));
+                    let id = person.person;
+                    let label = format!("{} ({})", app.cull.person_label(id), person.photos);
+                    let selected = app.cull.filter == Filter::Person(id);
+                    ui.vertical(|ui| {
+                        if let Some(Picture::Ready(tex)) = app.gallery.get(photo).map(|p| &p.thumb)
+                        {
+                            let uv = egui::Rect::from_min_max(
+                                egui::pos2(b[0], b[1]),
+                                egui::pos2(b[2], b[3]),
+                            );
+                            let side = egui::vec2(theme::PERSON_CHIP, theme::PERSON_CHIP);
+                            ui.add(egui::Image::new((tex.id(), side)).uv(uv));
+                        }
+                        let chip = ui.selectable_label(selected, label);
+                        if chip.clicked() {
+                            intents.push(Intent::TogglePerson(id));
+                        }
+                        chip.context_menu(|ui| {
+                            if ui.button("Name…").clicked() {
+                                start_naming = Some(id);
+                                ui.close();
+                            }
+                        });
+                    });
+                }
+            });
+        });
+    if let Some(id) = start_naming {
+        let current = app.cull.person_names.get(&id).cloned().unwrap_or_default();
+        *naming_person = Some((id, current));
+    }
+    if let Some((id, mut text)) = naming_person.take() {
+        let mut done = None;
+        ui.horizontal(|ui| {
+            let label = ui.label(format!("Name for {}:", app.cull.person_label(id)));
+            let field = ui.text_edit_singleline(&mut text).labelled_by(label.id);
+            let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            if ui.button("Save").clicked() || entered {
+                done = Some(true);
+            }
+            if ui.button("Cancel").clicked() {
+                done = Some(false);
+            }
+        });
+        match done {
+            Some(true) => intents.push(Intent::NamePerson(id, text)),
+            Some(false) => {}
+            None => *naming_person = Some((id, text)),
+        }
+    }
+    ui.separator();
+}

@@ -1,0 +1,106 @@
+//! The overlay windows (Help, Settings, About, Models), each a struct behind [`AppWindow`], as
+//! egui_demo_lib does it: one frame for all of them, one at a time, Esc closes. They render the
+//! state they are given and return what the user asked for as intents.
+
+mod about;
+mod help;
+pub mod models;
+pub mod settings;
+
+use std::path::Path;
+
+use darkroom_catalog::SidecarNaming;
+use darkroom_engine::BackendStatus;
+
+use super::intent::Intent;
+use super::theme;
+
+pub use about::AboutWindow;
+pub use help::HelpWindow;
+pub use models::ModelsWindow;
+pub use settings::SettingsWindow;
+
+/// Which window is open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    Settings,
+    About,
+    Models,
+}
+
+/// What the windows render, gathered by the app each frame.
+pub struct WindowEnv<'a> {
+    pub status: Option<&'a BackendStatus>,
+    pub naming: SidecarNaming,
+    pub knobs: &'a settings::EngineKnobs,
+    pub index: settings::IndexSettings<'a>,
+    pub models_dir: Option<&'a Path>,
+}
+
+pub trait AppWindow {
+    fn title(&self) -> &'static str;
+    /// The window's contents; what the user asks for goes into `intents`.
+    fn contents(&mut self, ui: &mut egui::Ui, env: &WindowEnv<'_>, intents: &mut Vec<Intent>);
+}
+
+/// Every overlay window, each holding its own state.
+#[derive(Default)]
+pub struct Windows {
+    pub help: HelpWindow,
+    pub settings: SettingsWindow,
+    pub about: AboutWindow,
+    pub models: ModelsWindow,
+}
+
+impl Windows {
+    fn get_mut(&mut self, overlay: Overlay) -> Option<&mut dyn AppWindow> {
+        Some(match overlay {
+            Overlay::None => return None,
+            Overlay::Help => &mut self.help,
+            Overlay::Settings => &mut self.settings,
+            Overlay::About => &mut self.about,
+            Overlay::Models => &mut self.models,
+        })
+    }
+
+    /// Draw the open window, if any. Closing it is an intent like any other.
+    pub fn show(
+        &mut self,
+        ctx: &egui::Context,
+        overlay: Overlay,
+        env: &WindowEnv<'_>,
+        intents: &mut Vec<Intent>,
+    ) {
+        let Some(window) = self.get_mut(overlay) else {
+            return;
+        };
+        let mut open = true;
+        egui::Window::new(window.title())
+            .open(&mut open)
+            .collapsible(false)
+            .resizable(false)
+            .min_width(theme::WINDOW_WIDTH)
+            .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
+            .show(ctx, |ui| window.contents(ui, env, intents));
+        if !open {
+            intents.push(Intent::CloseOverlay);
+        }
+    }
+}
+
+/// The backend row: the engine's one line, or honest words while it starts.
+fn backend_line(ui: &mut egui::Ui, status: Option<&BackendStatus>) {
+    match status {
+        Some(s) => {
+            ui.label(egui::RichText::new(&s.line).strong());
+            if let Some(note) = &s.forced_note {
+                ui.colored_label(theme::WARNING, note);
+            }
+        }
+        None => {
+            ui.label("Starting the inference engine…");
+        }
+    }
+}

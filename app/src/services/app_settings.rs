@@ -1,0 +1,52 @@
+//! What the window remembers between runs (recent folders, sidecar naming, the detector, the
+//! blurry threshold), read before the window opens and written by the settings thread.
+
+use std::path::{Path, PathBuf};
+
+use darkroom_catalog::SidecarNaming;
+
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+pub struct AppSettings {
+    #[serde(default)]
+    pub recent: Vec<PathBuf>,
+    #[serde(default)]
+    pub naming: SidecarNaming,
+    /// The face detector's model_id (None: the default tier).
+    #[serde(default)]
+    pub detector: Option<String>,
+    /// Sharpness under which a photo is "blurry" (None: the default).
+    #[serde(default)]
+    pub blurry_below: Option<f32>,
+}
+
+impl AppSettings {
+    /// Read at start-up, before the window exists. A bad file means defaults, and the reason,
+    /// which the window shows as a notice.
+    pub fn load(path: &Path) -> (Self, Option<String>) {
+        match std::fs::read(path) {
+            Ok(bytes) => match serde_json::from_slice(&bytes) {
+                Ok(s) => (s, None),
+                Err(e) => (
+                    AppSettings::default(),
+                    Some(format!("settings ignored: {e}: {}", path.display())),
+                ),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (AppSettings::default(), None),
+            Err(e) => (
+                AppSettings::default(),
+                Some(format!("settings not read: {e}: {}", path.display())),
+            ),
+        }
+    }
+
+    /// Written whole, through a temporary file, so a crash leaves the old or the new one.
+    pub fn store(&self, path: &Path) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path)
+    }
+}

@@ -1,0 +1,90 @@
+//! Which installed models a job runs, and opening them all from one pin: what the CLI's
+//! `index`, `faces` and benches and the window's index job share.
+
+use std::path::PathBuf;
+
+use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::{EngineError, JobPin, ModelStore, Role, Sessions};
+
+use crate::job::Models;
+
+/// The detector a job uses when none is named (the "Balanced" tier).
+pub const DEFAULT_DETECTOR: &str = "scrfd_2.5g";
+/// The embedder a job uses when none is named.
+pub const DEFAULT_EMBEDDER: &str = "w600k_mbf";
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("no {role} model installed in {}", dir.display())]
+    NoModel { role: Role, dir: PathBuf },
+    #[error(transparent)]
+    Engine(#[from] EngineError),
+}
+
+/// The preferred installed model for a role: the named one, else `preferred` if present, else
+/// the first card of that role whose file is present.
+pub fn pick_model(
+    store: &ModelStore,
+    role: Role,
+    named: Option<String>,
+    preferred: &str,
+) -> Result<String, OpenError> {
+    if let Some(id) = named {
+        return Ok(id);
+    }
+    let cards = store.cards();
+    if let Ok(card) = cards.get(preferred)
+        && store.is_present(card)
+    {
+        return Ok(preferred.to_owned());
+    }
+    cards
+        .by_role(role)
+        .find(|c| store.is_present(c))
+        .map(|c| c.model_id())
+        .ok_or_else(|| OpenError::NoModel {
+            role,
+            dir: store.dir().to_path_buf(),
+        })
+}
+
+/// The job's sessions, all from one pin: the named or preferred detector, an embedder and an
+/// eye-state model where installed (without them: no people, no eyes, never faked).
+pub fn open_models(
+    sessions: &Sessions,
+    pin: &JobPin,
+    detector: Option<String>,
+    embedder: Option<String>,
+) -> Result<Models, OpenError> {
+    let store = sessions.store();
+    let detector_id = pick_model(store, Role::Detector, detector, DEFAULT_DETECTOR)?;
+    let detector = FaceDetector::new(pin.open(sessions, &detector_id, Role::Detector)?)?;
+    let named = embedder.is_some();
+    let embedder = match pick_model(store, Role::Embedder, embedder, DEFAULT_EMBEDDER) {
+        Ok(id) => Some(FaceEmbedder::new(pin.open(
+            sessions,
+            &id,
+            Role::Embedder,
+        )?)?),
+        Err(_) if !named => None,
+        Err(e) => return Err(e),
+    };
+    let eye_card = store
+        .cards()
+        .by_role(Role::EyeState)
+        .find(|c| store.is_present(c))
+        .cloned();
+    let eyes = match eye_card {
+        Some(card) => {
+            let classes = store.cards().classes(&card).unwrap_or_default();
+            let session = pin.open(sessions, &card.model_id(), Role::EyeState)?;
+            Some(EyeClassifier::new(session, &classes)?)
+        }
+        None => None,
+    };
+    Ok(Models {
+        detector,
+        embedder,
+        eyes,
+    })
+}
