@@ -13,28 +13,7 @@ use crate::error::EngineError;
 /// The built-in cards, compiled in so the binary never runs without them.
 const BUILTIN_CARDS: &str = include_str!("../../assets/models.toml");
 
-/// What a model is for. Consumers ask for a session by role; the role decides precision rules.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    Detector,
-    Embedder,
-    EyeState,
-    Segmenter,
-    Scene,
-}
-
-impl std::fmt::Display for Role {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Role::Detector => "detector",
-            Role::Embedder => "embedder",
-            Role::EyeState => "eye-state",
-            Role::Segmenter => "segmenter",
-            Role::Scene => "scene",
-        })
-    }
-}
+pub use crate::role::Role;
 
 /// How the weights compute. Part of a model's identity (`model_id`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::cards::Role;
+use crate::role::Role;
 
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::cards::Role;
+use crate::role::Role;
 use crate::runtime::RuntimeKind;
 
 /// One backend a model can run on.

@@ -2,6 +2,7 @@
 //! decisions and their undo history, the views' navigation. The window draws it and sends what
 //! it returns (decision jobs) to the catalog thread; results come back through the methods here,
 //! each carrying the [`EntryId`] it was asked for, so a result for another folder finds nothing.
+//! (Longer than most files here: about half of it is its unit tests, which need no renderer.)
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};

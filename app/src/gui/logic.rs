@@ -273,7 +273,7 @@ impl DarkRoom {
     }
 
     fn poll_models(&mut self) {
-        let Some(env) = super::intent::models_env(&self.env) else {
+        let Some(env) = super::handle::models_env(&self.env) else {
             return;
         };
         // A detector that was just installed can be chosen in Settings right away.

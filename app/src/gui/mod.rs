@@ -4,13 +4,14 @@
 //!
 //! - `culling`: the folder's photos, filter, selection, decisions, undo (no egui, no I/O)
 //! - `state`: the window's state; `logic`: polling background work; `intent`: what the UI
-//!   asks for, carried out in one place; `ui`: one frame; `views/`: one file per view;
+//!   asks for; `handle`: carrying it out, in one place; `ui`: one frame; `views/`: one file per view;
 //!   `windows/`: the overlay windows behind one trait
 //! - `tasks`: the background-task type; `workers`: the work itself
 //! - `pictures`, `notices`, `theme`, `keymap`, `settings`: what they say
 //! - `shell`: eframe and what is read before the window opens
 
 pub mod culling;
+mod handle;
 pub mod intent;
 pub mod keymap;
 mod logic;

@@ -15,20 +15,11 @@ use darkroom_engine::BackendStatus;
 use super::intent::Intent;
 use super::theme;
 
+pub use super::intent::Overlay;
 pub use about::AboutWindow;
 pub use help::HelpWindow;
 pub use models::ModelsWindow;
 pub use settings::SettingsWindow;
-
-/// Which window is open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Overlay {
-    None,
-    Help,
-    Settings,
-    About,
-    Models,
-}
 
 /// What the windows render, gathered by the app each frame.
 pub struct WindowEnv<'a> {

@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use darkroom_models::{CardState, CardStatus, Progress};
 use egui::RichText;
 
+pub use crate::gui::intent::ModelsAction;
+
 use super::{AppWindow, Intent, WindowEnv};
 use crate::gui::tasks::{Task, Waker, take_answer};
 use crate::gui::theme;
@@ -33,14 +35,6 @@ struct Job {
     /// The model being downloaded, if this job downloads.
     installing: Option<String>,
     progress: Option<Progress>,
-}
-
-/// What a click in the window asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ModelsAction {
-    Install(String),
-    FromFolder,
-    Cancel,
 }
 
 /// Where the manager works, gathered by the window.

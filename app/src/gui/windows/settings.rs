@@ -3,25 +3,13 @@
 //! renders state; each change goes back to the app as a [`SettingsChange`] intent.
 
 use darkroom_catalog::SidecarNaming;
-use darkroom_engine::Rung;
 use darkroom_engine::ladder::BackendSettings;
 use darkroom_engine::ladder::backend::{THREADS_ENV, WORKSPACE_ENV, env_number, threads_for};
 use darkroom_engine::ladder::rungs::DEFAULT_WORKSPACE_MB;
 
-use super::{AppWindow, Intent, WindowEnv, backend_line};
+pub use crate::gui::intent::SettingsChange;
 
-/// A change the user made in Settings, applied (and persisted) by the app off the UI thread.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SettingsChange {
-    Force(Option<Rung>),
-    Naming(SidecarNaming),
-    /// None: automatic.
-    Threads(Option<usize>),
-    Workspace(Option<u64>),
-    /// The face detector's model_id.
-    Detector(String),
-    BlurryBelow(f32),
-}
+use super::{AppWindow, Intent, WindowEnv, backend_line};
 
 /// The face detector choices, as data: a name for each SCRFD size.
 pub const DETECTOR_TIERS: &[(&str, &str)] = &[

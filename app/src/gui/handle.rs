@@ -1,0 +1,393 @@
+//! Carries out what the UI asked for, in one place, after the views are drawn: everything
+//! that changes the culling state or starts work happens here.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::TrySendError;
+
+use darkroom_catalog::{Decision, Flag, Label};
+
+use super::culling::{DecisionJob, EntryId, Filter, View};
+use super::intent::{Intent, Overlay, SettingsChange};
+use super::keymap::Action;
+use super::pictures::{Faces, Picture};
+use super::state::{DarkRoom, Indexing, StatusSource};
+use super::tasks::Latest;
+use super::theme::LOUPE_SIDE;
+use super::windows::models::ModelsEnv;
+use super::workers::{self, ModelsRequest};
+
+/// At most this many close-up jobs at once (each decodes a whole photo).
+const FACE_JOBS: usize = 4;
+
+impl DarkRoom {
+    /// Carry out what the views asked for this frame, in order.
+    pub(super) fn handle_intents(&mut self) {
+        for intent in std::mem::take(&mut self.intents) {
+            self.handle(intent);
+        }
+    }
+
+    pub fn handle(&mut self, intent: Intent) {
+        match intent {
+            Intent::Key(action) => self.act(action),
+            Intent::Open(folder) => self.open(folder),
+            Intent::ChooseFolder => self.choose_folder(),
+            Intent::Select(v) => self.cull.select_visible(v),
+            Intent::OpenLoupe(v) => {
+                self.cull.select_visible(v);
+                self.cull.view = View::Loupe;
+            }
+            Intent::ShowOverlay(o) => self.overlay = o,
+            Intent::CloseOverlay => self.overlay = Overlay::None,
+            Intent::OpenModels => self.open_models(),
+            Intent::Models(action) => {
+                if let Some(env) = models_env(&self.env) {
+                    self.windows.models.act(&env, action);
+                }
+            }
+            Intent::StartIndex => self.start_index(),
+            Intent::SetIndexPaused(p) => {
+                if let Some(run) = &self.tasks.indexing {
+                    run.control.set_paused(p);
+                }
+            }
+            Intent::CancelIndex => {
+                if let Some(run) = &self.tasks.indexing {
+                    run.control.cancel();
+                }
+            }
+            Intent::TogglePerson(id) => self.cull.toggle_person(id),
+            Intent::NamePerson(id, name) => self.name_person(id, &name),
+            Intent::Settings(change) => self.apply(change),
+            Intent::Show(id, side) => self.request(id, side),
+            Intent::CloseUps(id) => self.request_faces(id),
+            Intent::DismissNotice(n) => self.notices.dismiss(n),
+        }
+    }
+
+    fn act(&mut self, action: Action) {
+        let columns = self.ui_state_columns();
+        if matches!(
+            action,
+            Action::Next | Action::Previous | Action::Up | Action::Down | Action::Back
+        ) {
+            self.ui_state.follow_selection = true;
+        }
+        let grid = self.cull.view == View::Grid;
+        match action {
+            Action::Next => self.cull.step(1),
+            Action::Previous => self.cull.step(-1),
+            Action::Up if grid => self.cull.step(-(columns as isize)),
+            Action::Down if grid => self.cull.step(columns as isize),
+            Action::Up | Action::Down => {}
+            Action::ToggleLoupe => self.cull.toggle_loupe(),
+            Action::Back => {
+                if self.overlay != Overlay::None {
+                    self.overlay = Overlay::None;
+                } else {
+                    self.cull.view = View::Grid;
+                }
+            }
+            Action::Compare => self.cull.compare(),
+            Action::Zoom => self.cull.zoom_100 = !self.cull.zoom_100,
+            Action::Pick => self.decide(|d| d.flag = Flag::Pick),
+            Action::Reject => self.decide(|d| d.flag = Flag::Reject),
+            Action::Unflag => self.decide(|d| d.flag = Flag::Unflagged),
+            Action::Stars(s) => self.decide(|d| d.stars = s),
+            Action::Label(c) => self.decide(|d| {
+                d.label = if d.label == Some(Label::Colour(c)) {
+                    None
+                } else {
+                    Some(Label::Colour(c))
+                }
+            }),
+            Action::Undo => self.undo(),
+            Action::Help => {
+                self.overlay = if self.overlay == Overlay::Help {
+                    Overlay::None
+                } else {
+                    Overlay::Help
+                }
+            }
+            Action::Settings => self.overlay = Overlay::Settings,
+            Action::OpenFolder => self.choose_folder(),
+            Action::IndexFaces => self.start_index(),
+            Action::ToggleBurst => self.cull.toggle_burst(),
+            Action::SortBySharpness => self.cull.toggle_sort_by_sharpness(),
+            Action::FilterAll => self.cull.set_filter(Filter::All),
+            Action::FilterPicks => self.cull.set_filter(Filter::Picks),
+            Action::FilterRejects => self.cull.set_filter(Filter::Rejects),
+            Action::FilterUnflagged => self.cull.set_filter(Filter::Unflagged),
+            Action::FilterMinStars(n) => self.cull.set_filter(Filter::MinStars(n)),
+            Action::FilterLabel(c) => self.cull.set_filter(Filter::Label(c)),
+        }
+    }
+
+    fn ui_state_columns(&self) -> usize {
+        self.ui_state.columns.max(1)
+    }
+
+    /// Start scanning `folder` (in the background). Everything of the folder open before is
+    /// let go: its photos, pictures, undo history and queued imports; results still on their
+    /// way carry the old generation and are dropped when they arrive.
+    pub fn open(&mut self, folder: PathBuf) {
+        let generation = self.cull.open(folder.clone());
+        self.gallery.open(generation);
+        self.tasks.thumbs.set_generation(generation);
+        self.tasks.import_queue.clear();
+        self.tasks.analysis = None;
+        self.tasks.face_crops.clear();
+        self.problems.clear();
+        self.ui_state.grid_offset = None;
+        self.recent.retain(|r| *r != folder);
+        self.recent.insert(0, folder.clone());
+        self.recent.truncate(8);
+        self.tasks.scan = Some(workers::scan(
+            folder,
+            self.env.cancel.clone(),
+            self.env.wake.clone(),
+        ));
+        self.save_settings();
+    }
+
+    /// "Open folder…": the dialog runs on its own thread; `logic` takes the answer.
+    pub fn choose_folder(&mut self) {
+        if self.tasks.folder_dialog.is_some() {
+            return;
+        }
+        let start = self
+            .cull
+            .root
+            .clone()
+            .or_else(|| self.recent.first().cloned());
+        self.tasks.folder_dialog = Some(workers::pick_folder(
+            self.env.pick_folder.clone(),
+            start,
+            self.env.wake.clone(),
+        ));
+    }
+
+    /// Record a decision for the selected photo.
+    pub fn decide(&mut self, change: impl FnOnce(&mut Decision)) {
+        if let Some(job) = self.cull.decide(change) {
+            self.send_decision(job);
+        }
+    }
+
+    pub fn undo(&mut self) {
+        if let Some(job) = self.cull.undo() {
+            self.send_decision(job);
+        }
+    }
+
+    fn send_decision(&mut self, job: DecisionJob) {
+        self.tasks.outbox.push_back(job);
+        self.flush_outbox();
+    }
+
+    /// Hand queued decisions to the catalog thread while its queue has room; the rest wait for
+    /// the next `logic`. Never blocks: a catalog stuck on a slow disk must not freeze the window.
+    pub(super) fn flush_outbox(&mut self) {
+        while let Some(job) = self.tasks.outbox.pop_front() {
+            match self
+                .tasks
+                .catalog
+                .jobs
+                .try_send(workers::WriterMsg::Decide(job))
+            {
+                Ok(()) => {}
+                Err(TrySendError::Full(workers::WriterMsg::Decide(job))) => {
+                    self.tasks.outbox.push_front(job);
+                    return;
+                }
+                Err(TrySendError::Full(_)) => return,
+                Err(TrySendError::Disconnected(workers::WriterMsg::Decide(job))) => {
+                    let why = "the catalog thread stopped: the decision was not saved";
+                    self.notices.push(why);
+                    self.cull.send_failed(job, why.to_owned());
+                }
+                Err(TrySendError::Disconnected(_)) => return,
+            }
+        }
+    }
+
+    /// Give person `id` a name (empty: forget it); the catalog thread records it.
+    pub fn name_person(&mut self, id: i64, name: &str) {
+        let name = self.cull.name_person(id, name);
+        let msg = workers::WriterMsg::NamePerson(id, name);
+        if self.tasks.catalog.jobs.try_send(msg).is_err() {
+            self.notices
+                .push("the catalog is busy: the name was not saved");
+        }
+    }
+
+    /// Open the Models window; its contents are read fresh each time it opens.
+    pub fn open_models(&mut self) {
+        self.overlay = Overlay::Models;
+        if let Some(env) = models_env(&self.env) {
+            self.windows.models.start(&env, ModelsRequest::Refresh);
+        }
+    }
+
+    /// Index every photo of the folder on the backend as it is now (the job pins it).
+    pub fn start_index(&mut self) {
+        if !self.can_index() {
+            return;
+        }
+        let (StatusSource::Live(backend), Some(models_dir)) = (&self.status, &self.env.models_dir)
+        else {
+            return;
+        };
+        let request = workers::IndexRequest {
+            pin: backend.pin(),
+            models_dir: models_dir.clone(),
+            catalog: self.env.catalog_path.clone(),
+            photos: self.cull.photos(),
+            decode_threads: super::num_threads(),
+            inference_threads: self.knobs.threads_in_effect,
+            detector: self.detector.clone(),
+        };
+        let control = Arc::new(darkroom_index::Control::default());
+        let live = Latest::default();
+        self.index_summary = None;
+        self.tasks.indexing = Some(Indexing {
+            task: workers::index_job(
+                request,
+                Arc::clone(&control),
+                live.clone(),
+                self.env.wake.clone(),
+            ),
+            control,
+            live,
+        });
+    }
+
+    /// Ask for photo `id`'s picture at `side` once (a full queue: ask again next frame).
+    fn request(&mut self, id: EntryId, side: u32) {
+        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
+            return;
+        };
+        let slot = if side == LOUPE_SIDE {
+            &mut pictures.loupe
+        } else {
+            &mut pictures.thumb
+        };
+        if matches!(slot, Picture::None) {
+            let job = workers::ThumbJob {
+                id,
+                path: photo.item.display_file().to_path_buf(),
+                side,
+            };
+            if self.tasks.thumbs.jobs.try_send(job).is_ok() {
+                *slot = Picture::Requested;
+            }
+        }
+    }
+
+    /// Ask for photo `id`'s close-ups once.
+    fn request_faces(&mut self, id: EntryId) {
+        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
+            return;
+        };
+        if !matches!(pictures.faces, Faces::None) || self.tasks.face_crops.len() >= FACE_JOBS {
+            return;
+        }
+        pictures.faces = Faces::Requested;
+        self.tasks.face_crops.push(workers::face_crops(
+            id,
+            photo.item.primary.clone(),
+            self.env.catalog_path.clone(),
+            self.env.wake.clone(),
+        ));
+    }
+
+    /// Apply a Settings change; persisting it is file I/O, so it happens on its own thread.
+    fn apply(&mut self, change: SettingsChange) {
+        match change {
+            SettingsChange::Force(rung) => {
+                if let StatusSource::Live(backend) = &self.status {
+                    backend.set_forced(rung.map(|rung| darkroom_engine::ladder::Override {
+                        rung,
+                        source: darkroom_engine::ladder::OverrideSource::Setting,
+                    }));
+                }
+                self.knobs.saved.force = rung;
+                self.save_backend_settings();
+            }
+            SettingsChange::Threads(n) => {
+                self.knobs.saved.threads = n;
+                self.save_backend_settings();
+            }
+            SettingsChange::BlurryBelow(v) => {
+                self.blurry_below = v;
+                self.save_settings();
+            }
+            SettingsChange::Detector(id) => {
+                self.detector = id;
+                self.save_settings();
+            }
+            SettingsChange::Workspace(mb) => {
+                self.knobs.saved.workspace_mb = mb;
+                self.save_backend_settings();
+            }
+            SettingsChange::Naming(naming) => {
+                self.naming = naming;
+                if self
+                    .tasks
+                    .catalog
+                    .jobs
+                    .try_send(workers::WriterMsg::Naming(naming))
+                    .is_err()
+                {
+                    self.notices.push(
+                        "the catalog is busy: the sidecar naming applies from the next start",
+                    );
+                }
+                self.save_settings();
+            }
+        }
+    }
+
+    /// Persist recent folders and naming (the settings thread does the file I/O).
+    fn save_settings(&mut self) {
+        let Some(path) = self.env.settings_file.clone() else {
+            return;
+        };
+        let settings = crate::services::AppSettings {
+            recent: self.recent.clone(),
+            naming: self.naming,
+            detector: Some(self.detector.clone()),
+            blurry_below: Some(self.blurry_below),
+        };
+        self.save(workers::SaveMsg::App(path, settings));
+    }
+
+    /// Persist the engine's settings (the settings thread does the file I/O).
+    fn save_backend_settings(&mut self) {
+        if let Some(dir) = self.env.inference_dir.clone() {
+            self.save(workers::SaveMsg::Backend(dir, self.knobs.saved.clone()));
+        }
+    }
+
+    fn save(&mut self, msg: workers::SaveMsg) {
+        // Sixteen unsaved changes at once means the disk is stuck; say so, keep going.
+        if let Err(e) = self.tasks.saver.try_send(msg) {
+            let why = match e {
+                TrySendError::Full(_) => "the settings writer is behind",
+                TrySendError::Disconnected(_) => "the settings writer stopped",
+            };
+            self.notices.push(format!("settings not saved: {why}"));
+        }
+    }
+}
+
+/// Where the model manager works, from the window's fixed environment.
+pub(super) fn models_env(env: &super::state::Env) -> Option<ModelsEnv<'_>> {
+    Some(ModelsEnv {
+        models_dir: env.models_dir.as_ref()?,
+        mirror: env.model_mirror.clone(),
+        pick_folder: &env.pick_folder,
+        wake: &env.wake,
+    })
+}
