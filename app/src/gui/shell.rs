@@ -17,6 +17,9 @@ struct Window {
     frames: u64,
     /// `--report-first-frame`: say when the first frame is on screen, then close.
     report_first_frame: bool,
+    /// `DARKROOM_LOG_FRAMES`: a line on stderr for each frame drawn (eframe draws none while
+    /// the window is hidden), for the window test and for a report of a window that stopped.
+    log_frames: bool,
 }
 
 impl eframe::App for Window {
@@ -26,6 +29,9 @@ impl eframe::App for Window {
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frames += 1;
+        if self.log_frames {
+            eprintln!("darkroom: frame {}", self.frames);
+        }
         if self.report_first_frame {
             // eframe presents a frame before it asks for the next one: reaching the second
             // means the first is on screen.
@@ -129,6 +135,7 @@ pub fn run(
         models_dir: Some(models_dir),
         notices,
     };
+    let log_frames = std::env::var_os("DARKROOM_LOG_FRAMES").is_some();
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("DarkRoom")
@@ -143,6 +150,7 @@ pub fn run(
                 app: DarkRoom::new(&cc.egui_ctx, setup),
                 frames: 0,
                 report_first_frame,
+                log_frames,
             }))
         }),
     )
