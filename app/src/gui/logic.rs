@@ -132,7 +132,11 @@ impl DarkRoom {
     }
 
     fn poll_pictures(&mut self, ctx: &egui::Context) {
-        for done in self.tasks.thumbs.done.drain(PICTURES).items {
+        let drained = self.tasks.thumbs.done.drain(PICTURES);
+        if drained.ended {
+            self.notices.push(self.tasks.thumbs.done.died());
+        }
+        for done in drained.items {
             let Some(pictures) = self.gallery.get_mut(done.id) else {
                 // Asked for by a folder no longer open.
                 continue;
@@ -286,6 +290,9 @@ impl DarkRoom {
         let drained = self.tasks.saver_problems.drain(16);
         for p in drained.items {
             self.notices.push(p);
+        }
+        if drained.ended {
+            self.notices.push(self.tasks.saver_problems.died());
         }
     }
 }

@@ -8,13 +8,16 @@ const KEPT: usize = 8;
 #[derive(Default)]
 pub struct Notices {
     list: Vec<String>,
+    /// Everything said so far: a part that keeps failing the same way is said once, and a
+    /// dismissed notice stays dismissed.
+    said: std::collections::HashSet<String>,
 }
 
 impl Notices {
-    /// Say `text` once: the same failure again does not stack up.
+    /// Say `text` once: the same failure again does not stack up, nor come back dismissed.
     pub fn push(&mut self, text: impl Into<String>) {
         let text = text.into();
-        if self.list.contains(&text) {
+        if !self.said.insert(text.clone()) {
             return;
         }
         // The window is the place for it; stderr keeps a copy for a terminal and for logs.
@@ -36,5 +39,32 @@ impl Notices {
 
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_is_said_once_and_stays_dismissed() {
+        let mut n = Notices::default();
+        n.push("the catalog thread stopped unexpectedly");
+        n.push("the catalog thread stopped unexpectedly");
+        assert_eq!(n.iter().count(), 1);
+        n.dismiss(0);
+        n.push("the catalog thread stopped unexpectedly");
+        assert!(n.is_empty(), "dismissed, and said already");
+    }
+
+    #[test]
+    fn only_the_newest_are_kept() {
+        let mut n = Notices::default();
+        for i in 0..20 {
+            n.push(format!("settings not saved: {i}"));
+        }
+        let kept: Vec<_> = n.iter().collect();
+        assert_eq!(kept.len(), KEPT);
+        assert_eq!(kept.last(), Some(&"settings not saved: 19"));
     }
 }

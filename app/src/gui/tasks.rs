@@ -119,7 +119,7 @@ impl<T> Task<T> {
     pub fn died(&self) -> String {
         self.not_started
             .clone()
-            .unwrap_or_else(|| format!("{} stopped without an answer", self.name))
+            .unwrap_or_else(|| format!("{} stopped unexpectedly", self.name))
     }
 }
 
@@ -191,7 +191,7 @@ mod tests {
             // Dropping the reporter without an answer: the panic's stand-in.
         });
         let err = wait(&task).expect_err("no answer");
-        assert!(err.contains("test-dies stopped"), "{err}");
+        assert!(err.contains("test-dies stopped unexpectedly"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,15 @@ pub const PERSON_CHIP: f32 = 40.0;
 pub const CLOSE_UP_HEIGHT: f32 = 128.0;
 /// Overlay windows' width.
 pub const WINDOW_WIDTH: f32 = 560.0;
+/// A cell's caption and the index's marks over its photo.
+pub const CELL_TEXT: f32 = 11.0;
+/// "cannot read" in a cell whose picture failed.
+pub const CELL_FAILED_TEXT: f32 = 14.0;
+/// The cell's error badge: its radius and its "!".
+pub const BADGE_RADIUS: f32 = 9.0;
+pub const BADGE_TEXT: f32 = 13.0;
+/// The colour label's bar under a cell.
+pub const LABEL_BAR: f32 = 6.0;
 
 /// Errors, in text and in a cell's badge.
 pub const ERROR_TEXT: Color32 = Color32::LIGHT_RED;

@@ -168,7 +168,7 @@ fn cell_ui(
                 image_rect.center(),
                 egui::Align2::CENTER_CENTER,
                 "cannot read",
-                egui::FontId::proportional(14.0),
+                egui::FontId::proportional(theme::CELL_FAILED_TEXT),
                 theme::ERROR_TEXT,
             );
         }
@@ -184,8 +184,8 @@ fn cell_ui(
     if let Some(Label::Colour(c)) = &p.decision.label {
         painter.rect_filled(
             egui::Rect::from_min_size(
-                rect.left_bottom() - egui::vec2(0.0, 6.0),
-                egui::vec2(rect.width(), 6.0),
+                rect.left_bottom() - egui::vec2(0.0, theme::LABEL_BAR),
+                egui::vec2(rect.width(), theme::LABEL_BAR),
             ),
             0.0,
             theme::label_colour(*c),
@@ -194,7 +194,7 @@ fn cell_ui(
     let marks_line = marks_text(p, marks);
     if !marks_line.is_empty() {
         // The index's marks over the picture's top edge, legible on any photo.
-        let font = egui::FontId::proportional(11.0);
+        let font = egui::FontId::proportional(theme::CELL_TEXT);
         let galley = painter.layout_no_wrap(marks_line, font, Color32::WHITE);
         let at = rect.left_top() + egui::vec2(6.0, 6.0);
         painter.rect_filled(
@@ -209,18 +209,18 @@ fn cell_ui(
         rect.left_bottom() + egui::vec2(6.0, -14.0),
         egui::Align2::LEFT_CENTER,
         text,
-        egui::FontId::proportional(11.0),
+        egui::FontId::proportional(theme::CELL_TEXT),
         ui.visuals().text_color(),
     );
     if p.error.is_some() {
         // The per-item error badge: the cause is in the hover text and the loupe caption.
         let at = rect.right_top() + egui::vec2(-14.0, 14.0);
-        painter.circle_filled(at, 9.0, theme::ERROR_BADGE);
+        painter.circle_filled(at, theme::BADGE_RADIUS, theme::ERROR_BADGE);
         painter.text(
             at,
             egui::Align2::CENTER_CENTER,
             "!",
-            egui::FontId::proportional(13.0),
+            egui::FontId::proportional(theme::BADGE_TEXT),
             Color32::WHITE,
         );
     }
