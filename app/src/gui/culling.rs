@@ -164,6 +164,10 @@ pub struct Culling {
     pub expanded_bursts: HashSet<usize>,
     /// People's names, by person id.
     pub person_names: HashMap<i64, String>,
+    /// Decisions sent for this folder and not yet acknowledged (the window asks every frame).
+    in_flight: usize,
+    /// The people strip's rows, made when the analysis arrives (the strip is drawn every frame).
+    people: Vec<PersonRow>,
 }
 
 impl Default for Culling {
@@ -181,6 +185,8 @@ impl Default for Culling {
             sort_by_sharpness: false,
             expanded_bursts: HashSet::new(),
             person_names: HashMap::new(),
+            in_flight: 0,
+            people: Vec::new(),
         }
     }
 }
@@ -197,6 +203,9 @@ impl Culling {
         self.view = View::Grid;
         self.expanded_bursts.clear();
         self.person_names.clear();
+        self.people.clear();
+        // The old folder's acknowledgements find nothing now: nothing of this one is in flight.
+        self.in_flight = 0;
         if matches!(self.filter, Filter::Person(_)) {
             self.filter = Filter::All;
         }
@@ -414,9 +423,11 @@ impl Culling {
         photo.pending = true;
         photo.in_flight += 1;
         photo.decided_here = true;
+        let files = photo.item.files().map(Path::to_path_buf).collect();
+        self.in_flight += 1;
         Some(DecisionJob {
             id,
-            files: photo.item.files().map(Path::to_path_buf).collect(),
+            files,
             decision,
             previous,
         })
@@ -429,11 +440,16 @@ impl Culling {
             photo.in_flight = photo.in_flight.saturating_sub(1);
             photo.pending = photo.in_flight > 0;
             photo.error = Some(error);
+            self.in_flight = self.in_flight.saturating_sub(1);
         }
     }
 
     /// The catalog made a decision durable. False when it is for a folder no longer open.
     pub fn acknowledge(&mut self, ack: DecisionAck) -> bool {
+        if self.get(ack.id).is_none() {
+            return false;
+        }
+        self.in_flight = self.in_flight.saturating_sub(1);
         let Some(photo) = self.get_mut(ack.id) else {
             return false;
         };
@@ -470,7 +486,7 @@ impl Culling {
     }
 
     pub fn all_acknowledged(&self) -> bool {
-        self.entries.iter().all(|e| !e.pending)
+        self.in_flight == 0
     }
 
     /// The folder's analysis arrived (for `generation`); photos not in it are not indexed.
@@ -489,6 +505,7 @@ impl Culling {
         for e in &mut self.entries {
             e.analysis = by_path.remove(&e.item.primary);
         }
+        self.people = self.count_people();
         self.refilter();
         true
     }
@@ -513,7 +530,11 @@ impl Culling {
     }
 
     /// People in this folder, most photos first.
-    pub fn people(&self) -> Vec<PersonRow> {
+    pub fn people(&self) -> &[PersonRow] {
+        &self.people
+    }
+
+    fn count_people(&self) -> Vec<PersonRow> {
         let mut people: BTreeMap<i64, (usize, usize, [f32; 4])> = BTreeMap::new();
         for (i, e) in self.entries.iter().enumerate() {
             let Some(a) = &e.analysis else { continue };

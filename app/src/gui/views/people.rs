@@ -22,7 +22,7 @@ pub fn people_ui(
         .id_salt("people")
         .show(ui, |ui| {
             ui.horizontal(|ui| {
-                for person in &people {
+                for person in people {
                     let (photo, b) = person.face;
                     intents.push(Intent::Show(photo, theme::THUMB_SIDE));
                     let id = person.person;
