@@ -21,6 +21,10 @@ const PICTURES: usize = 32;
 
 impl DarkRoom {
     pub fn logic(&mut self, ctx: &egui::Context) {
+        // A window hidden from the start draws no first frame to wait for: start anyway.
+        if self.ui_state.frames < 2 && ctx.input(|i| i.viewport().visible() == Some(false)) {
+            self.start_deferred();
+        }
         self.poll_engine();
         self.poll_folder_dialog();
         self.poll_scan();
@@ -35,6 +39,16 @@ impl DarkRoom {
         self.poll_settings_writer();
         if self.busy() {
             ctx.request_repaint_after(Duration::from_millis(100));
+        }
+    }
+
+    /// The folder and the work that wait for the first frame to be on screen (once).
+    pub(super) fn start_deferred(&mut self) {
+        if let Some(folder) = self.tasks.deferred_folder.take() {
+            self.open(folder);
+        }
+        for start in self.tasks.on_first_frame.drain(..) {
+            start();
         }
     }
 

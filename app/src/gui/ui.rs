@@ -17,14 +17,7 @@ impl DarkRoom {
         match self.ui_state.frames {
             // Ask for a second frame at once: eframe presents this one before drawing it.
             1 => ctx.request_repaint(),
-            2 => {
-                if let Some(folder) = self.tasks.deferred_folder.take() {
-                    self.open(folder);
-                }
-                for start in self.tasks.on_first_frame.drain(..) {
-                    start();
-                }
-            }
+            2 => self.start_deferred(),
             _ => {}
         }
         self.ui_state.columns = ((ui.available_width() / CELL).floor() as usize).max(1);
