@@ -204,7 +204,7 @@ fn results_in_flight_for_the_old_folder_never_land_on_the_new_one() {
         Decision::default(),
         "neither A's pick nor its import"
     );
-    assert!(!only.pending && only.error.is_none());
+    assert!(!only.pending() && only.error.is_none());
     let id = state.cull.id(0);
     let pictures = state.gallery.get(id).expect("B's slot");
     assert!(

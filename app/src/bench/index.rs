@@ -71,8 +71,18 @@ fn peak_rss_mib() -> Option<f64> {
 
 fn models(sessions: &darkroom_engine::Sessions) -> anyhow::Result<Models> {
     let store = sessions.store();
-    let detector_id = darkroom_index::pick_model(store, Role::Detector, None, "scrfd_2.5g")?;
-    let embedder_id = darkroom_index::pick_model(store, Role::Embedder, None, "w600k_mbf")?;
+    let detector_id = darkroom_index::pick_model(
+        store,
+        Role::Detector,
+        None,
+        darkroom_index::models::DEFAULT_DETECTOR,
+    )?;
+    let embedder_id = darkroom_index::pick_model(
+        store,
+        Role::Embedder,
+        None,
+        darkroom_index::models::DEFAULT_EMBEDDER,
+    )?;
     let eye = store
         .cards()
         .by_role(Role::EyeState)

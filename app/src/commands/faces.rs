@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         sessions.store(),
         Role::Detector,
         args.detector,
-        "scrfd_2.5g",
+        darkroom_index::models::DEFAULT_DETECTOR,
     )?;
     // A batch command has no first frame to protect, so it waits for the probe (the cache
     // makes that instant after the first run) and then pins the job to what it found.
@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sessions.store(),
             Role::Embedder,
             args.embedder,
-            "w600k_mbf",
+            darkroom_index::models::DEFAULT_EMBEDDER,
         )?;
         let session = pin.open(&sessions, &id, Role::Embedder)?;
         embedder_rung = Some(session.rung());

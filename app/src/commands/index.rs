@@ -124,9 +124,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     backend.wait_ready(wait);
     let pin = backend.pin();
     // The window's choices (detector, blurry threshold) hold here too, unless a flag says.
-    let window = darkroom_engine::paths::data_dir()
-        .map(|d| crate::services::AppSettings::load(&d.join("settings.json")).0)
-        .unwrap_or_default();
+    let window = match darkroom_engine::paths::data_dir() {
+        Some(d) => {
+            let (settings, problem) = crate::services::AppSettings::load(&d.join("settings.json"));
+            if let Some(problem) = problem {
+                eprintln!("darkroom: {problem}");
+            }
+            settings
+        }
+        None => Default::default(),
+    };
     let mut models = darkroom_index::open_models(
         &sessions,
         &pin,

@@ -85,10 +85,8 @@ pub struct Photo {
     /// What the index says (None: not indexed).
     pub analysis: Option<PhotoAnalysis>,
     pub decision: Decision,
-    /// Sent to the catalog, not yet acknowledged as durable.
-    pub pending: bool,
-    /// Decisions sent and not yet acknowledged: an acknowledgement of an older one while a
-    /// newer is on its way must neither clear "saving…" nor show the older decision again.
+    /// Decisions sent and not yet acknowledged as durable: an acknowledgement of an older one
+    /// while a newer is on its way must neither clear "saving…" nor show the older decision.
     in_flight: u32,
     /// A decision was made here: a late import result must not overwrite it.
     pub decided_here: bool,
@@ -101,11 +99,15 @@ impl Photo {
             item,
             analysis: None,
             decision: Decision::default(),
-            pending: false,
             in_flight: 0,
             decided_here: false,
             error: None,
         }
+    }
+
+    /// Sent to the catalog, not yet acknowledged as durable ("saving…").
+    pub fn pending(&self) -> bool {
+        self.in_flight > 0
     }
 
     pub fn file_name(&self) -> String {
@@ -413,14 +415,9 @@ impl Culling {
         self.mark_pending(id, before)
     }
 
-    pub fn can_undo(&self) -> bool {
-        !self.undo.is_empty()
-    }
-
     fn mark_pending(&mut self, id: EntryId, decision: Decision) -> Option<DecisionJob> {
         let photo = self.get_mut(id)?;
         let previous = std::mem::replace(&mut photo.decision, decision.clone());
-        photo.pending = true;
         photo.in_flight += 1;
         photo.decided_here = true;
         let files = photo.item.files().map(Path::to_path_buf).collect();
@@ -438,7 +435,6 @@ impl Culling {
         if let Some(photo) = self.get_mut(job.id) {
             photo.decision = job.previous;
             photo.in_flight = photo.in_flight.saturating_sub(1);
-            photo.pending = photo.in_flight > 0;
             photo.error = Some(error);
             self.in_flight = self.in_flight.saturating_sub(1);
         }
@@ -457,7 +453,6 @@ impl Culling {
         // Acknowledgements come in the order the decisions were sent: the last one carries
         // the decision now on screen.
         if photo.in_flight == 0 {
-            photo.pending = false;
             photo.decision = ack.decision;
         }
         if let Some(err) = ack.error {
@@ -647,7 +642,7 @@ mod tests {
         let job = c.decide(pick).expect("a change");
         assert_eq!(job.id, c.id(2));
         assert_eq!(job.files, vec![PathBuf::from("/shoot/IMG_0002.jpg")]);
-        assert!(c.entries()[2].pending);
+        assert!(c.entries()[2].pending());
         assert!(
             c.decide(pick).is_none(),
             "the same decision again changes nothing"
@@ -679,10 +674,10 @@ mod tests {
         };
         c.acknowledge(ack(&reject));
         let p = &c.entries()[0];
-        assert!(p.pending, "the red label is still on its way");
+        assert!(p.pending(), "the red label is still on its way");
         assert_eq!(p.decision.label, Some(Label::Colour(ColourLabel::Red)));
         c.acknowledge(ack(&red));
-        assert!(!c.entries()[0].pending);
+        assert!(!c.entries()[0].pending());
         assert_eq!(c.entries()[0].decision, red.decision);
     }
 
@@ -707,7 +702,7 @@ mod tests {
         c.send_failed(job, "the catalog writer stopped".into());
         let p = &c.entries()[0];
         assert_eq!(p.decision, Decision::default());
-        assert!(!p.pending);
+        assert!(!p.pending());
         assert_eq!(p.error.as_deref(), Some("the catalog writer stopped"));
     }
 

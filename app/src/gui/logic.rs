@@ -256,15 +256,17 @@ impl DarkRoom {
         let Some(run) = &self.tasks.indexing else {
             return;
         };
-        let failures = run.live.read(|l| l.failures.len());
-        if failures > 0 {
-            let mut taken = Vec::new();
-            run.live.update(|l| taken = std::mem::take(&mut l.failures));
-            self.problems.extend(taken);
-        }
-        let Some(answer) = take_answer_of(&mut self.tasks.indexing) else {
+        // The answer first: every failure the job reported came before it, so none is left
+        // behind in the slot once the job is let go.
+        let answer = run.task.answer();
+        let mut failures = Vec::new();
+        run.live
+            .update(|l| failures = std::mem::take(&mut l.failures));
+        self.problems.extend(failures);
+        let Some(answer) = answer else {
             return;
         };
+        self.tasks.indexing = None;
         // The close-ups and the marks are made again from the new rows.
         self.gallery.forget_faces();
         self.load_analysis();
@@ -309,15 +311,6 @@ impl DarkRoom {
             self.notices.push(self.tasks.saver_problems.died());
         }
     }
-}
-
-/// The index job's answer, emptying the slot once it answered.
-fn take_answer_of(
-    slot: &mut Option<super::state::Indexing>,
-) -> Option<Result<Result<darkroom_index::Summary, String>, String>> {
-    let answer = slot.as_ref()?.task.answer()?;
-    *slot = None;
-    Some(answer)
 }
 
 fn refresh_detectors(

@@ -7,7 +7,7 @@
 //!   asks for; `handle`: carrying it out, in one place; `ui`: one frame; `views/`: one file per view;
 //!   `windows/`: the overlay windows behind one trait
 //! - `tasks`: the background-task type; `workers`: the work itself
-//! - `pictures`, `notices`, `theme`, `keymap`, `settings`: what they say
+//! - `pictures`, `notices`, `theme`, `keymap`: what they say
 //! - `shell`: eframe and what is read before the window opens
 
 pub mod culling;

@@ -275,7 +275,6 @@ impl DarkRoom {
             && self.ui_state.grid_offset.is_none()
             && t.import_queue.is_empty()
             && t.imports_in_flight == 0
-            && self.intents.is_empty()
             && self.all_acknowledged()
             && self
                 .gallery

@@ -81,10 +81,6 @@ impl<T: Send + 'static> Task<T> {
 }
 
 impl<T> Task<T> {
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
     /// Up to `max` reports, without blocking (bounded, so one frame stays short).
     pub fn drain(&self, max: usize) -> Drained<T> {
         let mut items = Vec::new();

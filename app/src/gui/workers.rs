@@ -203,8 +203,18 @@ pub fn catalog_thread(catalog_path: PathBuf, naming: SidecarNaming, wake: Waker)
     let reports = Task::spawn("the catalog thread", 1024, wake, move |out| {
         let mut catalog = match Catalog::open(&catalog_path, naming) {
             Ok(mut c) => {
-                for e in c.flush_pending().unwrap_or_default() {
-                    out.send(CatalogReport::Problem(e.to_string()));
+                // Sidecars a crash left unwritten are written now; what still fails is said.
+                match c.flush_pending() {
+                    Ok(failed) => {
+                        for e in failed {
+                            out.send(CatalogReport::Problem(e.to_string()));
+                        }
+                    }
+                    Err(e) => {
+                        out.send(CatalogReport::Problem(format!(
+                            "sidecars left from the last run were not checked: {e}"
+                        )));
+                    }
                 }
                 Some(c)
             }

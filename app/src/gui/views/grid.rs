@@ -95,7 +95,7 @@ pub fn badge_text(p: &Photo) -> String {
         Flag::Reject => parts.push("Reject".into()),
         Flag::Unflagged => {}
     }
-    if p.pending {
+    if p.pending() {
         parts.push("saving…".into());
     }
     parts.join(" · ")
