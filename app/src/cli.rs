@@ -63,7 +63,11 @@ pub enum Command {
     BenchIndex(bench::index::Args),
     /// One runtime of `bench-index`, in this process.
     #[command(hide = true)]
-    BenchIndexWorker { dir: PathBuf },
+    BenchIndexWorker {
+        dir: PathBuf,
+        #[arg(long)]
+        embedder: Option<String>,
+    },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
     BenchWorker(bench::inference::WorkerArgs),
@@ -86,7 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchFirstFrame(args) => bench::first_frame::main(args),
         Command::BenchGrid(args) => bench::grid::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
-        Command::BenchIndexWorker { dir } => bench::index::worker(dir),
+        Command::BenchIndexWorker { dir, embedder } => bench::index::worker(dir, embedder),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

@@ -15,6 +15,7 @@ pub mod sessions;
 pub mod settings;
 pub mod store;
 mod sys;
+pub mod tuning;
 
 pub use cards::{ArchiveKind, CardSet, DownloadSource, ModelCard, NumericForm, Role};
 pub use error::EngineError;
@@ -22,3 +23,4 @@ pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Preci
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
 pub use sessions::{ModelSession, Sessions};
 pub use store::ModelStore;
+pub use tuning::{OptLevel, SessionSettings};

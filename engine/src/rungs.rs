@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::role::Role;
 use crate::runtime::RuntimeKind;
+use crate::tuning::SessionSettings;
 
 /// One backend a model can run on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -169,6 +170,10 @@ pub struct Placement {
     pub engine_dir: Option<PathBuf>,
     /// TensorRT builder workspace cap.
     pub workspace_mb: u64,
+    /// The measured optimisation level and threads on the CPU floor (None: untuned, or a
+    /// rung the settings do not apply to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionSettings>,
 }
 
 /// TensorRT's builder workspace cap unless configured (spec §9: the develop view's tiles
@@ -182,6 +187,7 @@ impl Placement {
             precision: Precision::F32,
             engine_dir: None,
             workspace_mb: DEFAULT_WORKSPACE_MB,
+            session: None,
         }
     }
 

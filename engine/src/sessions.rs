@@ -16,6 +16,7 @@ use crate::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
 use crate::settings::{BackendSettings, threads_for};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
+use crate::tuning::{OptLevel, SessionSettings};
 
 /// Intra-op threads for ONNX Runtime: `DARKROOM_THREADS`, else the persisted setting in the
 /// inference dir, else physical cores minus two; see [`crate::settings::threads_for`].
@@ -53,6 +54,8 @@ pub struct ModelSession {
     session: Session,
     input_name: String,
     input_shape: Vec<usize>,
+    /// The file declares its input's first dimension free: one run takes any batch.
+    dynamic_batch: bool,
 }
 
 /// One output tensor, copied out of the runtime.
@@ -129,26 +132,35 @@ impl Sessions {
         self.threads
     }
 
-    /// A session for `model_id` serving as `role`, from the verified file in the store.
+    /// A session for `model_id` serving as `role`, from the verified file in the store, on the
+    /// floor with this process's thread count and no measured settings.
     pub fn open(&self, model_id: &str, role: Role) -> Result<ModelSession, EngineError> {
-        self.open_with_threads(model_id, role, self.threads)
+        self.open_with(model_id, role, SessionSettings::untuned(self.threads))
     }
 
-    /// As [`Sessions::open`] with an explicit thread count (the benchmark compares them).
-    pub fn open_with_threads(
+    /// As [`Sessions::open`] with explicit settings (the tuning worker and the benchmark
+    /// compare them). The optimisation level and threads are ignored on tract, which runs one
+    /// thread with its own optimiser.
+    pub fn open_with(
         &self,
         model_id: &str,
         role: Role,
-        threads: usize,
+        settings: SessionSettings,
     ) -> Result<ModelSession, EngineError> {
         let card = self.store.cards().get(model_id)?;
         check_role(card, role)?;
         let model = self.store.load(model_id)?;
-        self.build(&model, threads.max(1), &Placement::floor(self.runtime.kind))
+        let placement = Placement {
+            session: Some(settings),
+            ..Placement::floor(self.runtime.kind)
+        };
+        self.build(&model, &placement)
     }
 
     /// A session for `model_id` on `placement`: the rung's provider registered so that a
     /// provider that cannot load is an error in its own words, never a silent CPU session.
+    /// On the CPU floor the placement's measured settings apply (untuned: the highest level
+    /// at this process's thread count).
     pub fn open_placed(
         &self,
         model_id: &str,
@@ -163,21 +175,26 @@ impl Sessions {
             });
         }
         let model = self.store.load(model_id)?;
-        let threads = if placement.rung == Rung::OrtCpu {
-            self.threads
-        } else {
+        self.build(&model, placement)
+    }
+
+    /// The settings a session on `placement` is built with.
+    fn settings_for(&self, placement: &Placement) -> SessionSettings {
+        match placement.rung {
+            Rung::OrtCpu => placement
+                .session
+                .unwrap_or_else(|| SessionSettings::untuned(self.threads)),
             // A GPU rung's CPU side only feeds the device.
-            1
-        };
-        self.build(&model, threads, placement)
+            _ => SessionSettings::untuned(1),
+        }
     }
 
     fn build(
         &self,
         model: &VerifiedModel,
-        threads: usize,
         placement: &Placement,
     ) -> Result<ModelSession, EngineError> {
+        let settings = self.settings_for(placement);
         let id = model.card.model_id();
         let invalid = |e: ort::Error<_>| EngineError::ModelInvalid {
             model_id: id.clone(),
@@ -189,8 +206,13 @@ impl Sessions {
                 model_id: id.clone(),
                 reason: ort_reason(e),
             })?
-            // tract is 2-6x slower without it; ORT fuses conv+bn+relu at this level.
-            .with_optimization_level(GraphOptimizationLevel::Level3)
+            // tract is 2-6x slower without optimisation (it has one switch: on); on ONNX
+            // Runtime the level is measured per model and CPU (`crate::tuning`).
+            .with_optimization_level(match (self.runtime.kind, settings.level) {
+                (RuntimeKind::Tract, _) | (_, OptLevel::All) => GraphOptimizationLevel::All,
+                (_, OptLevel::Extended) => GraphOptimizationLevel::Level2,
+                (_, OptLevel::Basic) => GraphOptimizationLevel::Level1,
+            })
             .map_err(invalid)?;
         let floor = Rung::floor(self.runtime.kind);
         match placement.rung {
@@ -241,7 +263,7 @@ impl Sessions {
         }
         if self.runtime.kind == RuntimeKind::OnnxRuntime {
             builder = builder
-                .with_intra_threads(threads)
+                .with_intra_threads(settings.threads)
                 .map_err(invalid)?
                 .with_inter_threads(1)
                 .map_err(invalid)?;
@@ -254,14 +276,15 @@ impl Sessions {
                     reason: ort_reason(e),
                     path: model.path.clone(),
                 })?;
-        let (input_name, input_shape) = check_contract(&session, &model.card, &model.path)?;
+        let contract = check_contract(&session, &model.card, &model.path)?;
         Ok(ModelSession {
             card: model.card.clone(),
             sha256: model.sha256.clone(),
             placement: placement.clone(),
             session,
-            input_name,
-            input_shape,
+            input_name: contract.input_name,
+            input_shape: contract.input_shape,
+            dynamic_batch: contract.dynamic_batch,
         })
     }
 
@@ -297,7 +320,11 @@ impl Sessions {
                 model_id: model_id.to_owned(),
             });
         }
-        self.build(&candidate, 1, &Placement::floor(self.runtime.kind))?;
+        let check = Placement {
+            session: Some(SessionSettings::untuned(1)),
+            ..Placement::floor(self.runtime.kind)
+        };
+        self.build(&candidate, &check)?;
         let path = self.store.install(
             &card,
             &candidate.bytes,
@@ -344,13 +371,20 @@ fn dims_match(declared: &[i64], expected: &[i64]) -> bool {
             .all(|(d, e)| *d < 0 || *e < 0 || d == e)
 }
 
-/// Check the graph's declared inputs and outputs against the card; returns the input to feed
-/// and the concrete input shape.
+/// What the graph's declared input says, once checked against the card.
+struct Contract {
+    input_name: String,
+    /// The concrete shape of one sample's input (batch 1).
+    input_shape: Vec<usize>,
+    dynamic_batch: bool,
+}
+
+/// Check the graph's declared inputs and outputs against the card.
 fn check_contract(
     session: &Session,
     card: &ModelCard,
     path: &Path,
-) -> Result<(String, Vec<usize>), EngineError> {
+) -> Result<Contract, EngineError> {
     let mismatch = |reason: String| EngineError::ContractMismatch {
         model_id: card.model_id(),
         reason,
@@ -457,7 +491,11 @@ fn check_contract(
         .iter()
         .map(|&d| d.max(1) as usize)
         .collect();
-    Ok((input.name().to_owned(), shape))
+    Ok(Contract {
+        input_name: input.name().to_owned(),
+        input_shape: shape,
+        dynamic_batch: declared.first().is_some_and(|d| *d < 0),
+    })
 }
 
 impl ModelSession {
@@ -474,24 +512,45 @@ impl ModelSession {
         &self.input_shape
     }
 
+    /// Whether one run can take several samples ([`ModelSession::run_batch`] with n > 1).
+    pub fn dynamic_batch(&self) -> bool {
+        self.dynamic_batch
+    }
+
     /// Run on one input tensor laid out as [`ModelSession::input_shape`].
     pub fn run(&mut self, input: &[f32]) -> Result<Vec<Output>, EngineError> {
+        self.run_batch(1, input)
+    }
+
+    /// Run on `n` samples, each laid out as [`ModelSession::input_shape`], one after another in
+    /// `input`. Each output's first dimension is then `n`. More than one needs a model whose
+    /// input batch is free ([`ModelSession::dynamic_batch`]).
+    pub fn run_batch(&mut self, n: usize, input: &[f32]) -> Result<Vec<Output>, EngineError> {
         let fail = |e: ort::Error| EngineError::Inference {
             model_id: self.card.model_id(),
             reason: e.to_string(),
         };
-        let expected: usize = self.input_shape.iter().product();
+        if n != 1 && !self.dynamic_batch {
+            return Err(EngineError::Inference {
+                model_id: self.card.model_id(),
+                reason: format!("a batch of {n}: this model's input takes one sample a run"),
+            });
+        }
+        let mut shape = self.input_shape.clone();
+        if let Some(first) = shape.first_mut() {
+            *first = n;
+        }
+        let expected: usize = shape.iter().product();
         if input.len() != expected {
             return Err(EngineError::Inference {
                 model_id: self.card.model_id(),
                 reason: format!(
-                    "input has {} values, shape {:?} needs {expected}",
+                    "input has {} values, shape {shape:?} needs {expected}",
                     input.len(),
-                    self.input_shape
                 ),
             });
         }
-        let tensor = TensorRef::from_array_view((self.input_shape.clone(), input)).map_err(fail)?;
+        let tensor = TensorRef::from_array_view((shape, input)).map_err(fail)?;
         let outputs = self
             .session
             .run(ort::inputs![self.input_name.as_str() => tensor])

@@ -125,10 +125,16 @@ pub const WORKSPACE_ENV: &str = "DARKROOM_TRT_WORKSPACE_MB";
 
 /// ONNX Runtime intra-op threads: `DARKROOM_THREADS`, else the persisted setting, else physical
 /// cores minus two (the UI and decoding keep theirs), at least one. tract is single-threaded.
+/// This is what an untuned session gets; a tuned one gets what was measured fastest.
 pub fn threads_for(settings: &BackendSettings) -> usize {
+    explicit_threads(settings).unwrap_or_else(|| num_cpus::get_physical().saturating_sub(2).max(1))
+}
+
+/// The thread count a person chose (`DARKROOM_THREADS`, else the persisted setting), which
+/// the tuning measures at instead of choosing one.
+pub fn explicit_threads(settings: &BackendSettings) -> Option<usize> {
     let from_env = env_number(THREADS_ENV).ok().flatten();
     from_env
         .map(|n| n as usize)
         .or(settings.threads.filter(|n| *n > 0))
-        .unwrap_or_else(|| num_cpus::get_physical().saturating_sub(2).max(1))
 }

@@ -32,3 +32,113 @@ fn ort_sessions_then_tract_is_refused() {
     assert!(matches!(err, EngineError::RuntimeMismatch { .. }), "{err}");
     assert!(err.to_string().contains("ONNX Runtime 1.31.1"), "{err}");
 }
+
+const SAMPLE_PHOTOS: [&str; 4] = [
+    "solvay_conference_1927.jpg",
+    "astronaut.png",
+    "grace_hopper.jpg",
+    "newton.png",
+];
+
+fn ort_sessions() -> Sessions {
+    let outcome = runtime::install(&RuntimeSearch {
+        explicit: Some(assets().join("runtime/libonnxruntime.so.1.31.1")),
+        ..Default::default()
+    });
+    assert_eq!(outcome.kind, RuntimeKind::OnnxRuntime, "{outcome:?}");
+    let store = ModelStore::new(assets().join("models"), CardSet::builtin().expect("cards"));
+    Sessions::new(outcome, store, 1).expect("sessions")
+}
+
+/// The tuning may pick any level for any model, and a level never changes a `model_id`: the
+/// faces found and their embeddings are the same at every level, within the parity
+/// tolerances, on the sample photos.
+#[test]
+fn optimisation_levels_agree_on_faces_and_embeddings() {
+    use darkroom_engine::face::{FaceEmbedder, cosine, iou};
+    use darkroom_engine::{OptLevel, SessionSettings};
+    let sessions = ort_sessions();
+    let at = |level| SessionSettings { level, threads: 1 };
+    for name in SAMPLE_PHOTOS {
+        let img = image_io::load_rgb(&assets().join("photos").join(name)).expect("photo");
+        let mut found = Vec::new();
+        let mut embedded = Vec::new();
+        for level in OptLevel::MEASURED {
+            let mut det = FaceDetector::new(
+                sessions
+                    .open_with("scrfd_2.5g", Role::Detector, at(level))
+                    .expect("detector"),
+            )
+            .expect("contract");
+            let mut emb = FaceEmbedder::new(
+                sessions
+                    .open_with("fr_feature", Role::Embedder, at(level))
+                    .expect("embedder"),
+            )
+            .expect("contract");
+            let faces = det.detect(&img).expect("detect");
+            let lm: Vec<_> = faces.iter().map(|f| f.landmarks).collect();
+            embedded.push(emb.embed_all(&img, &lm).expect("embed"));
+            found.push(faces);
+        }
+        let (base, base_emb) = (&found[0], &embedded[0]);
+        assert!(!base.is_empty(), "{name}: no faces");
+        for (level, (faces, emb)) in OptLevel::MEASURED.iter().zip(found.iter().zip(&embedded)) {
+            assert_eq!(faces.len(), base.len(), "{name} at {level}");
+            for (i, (a, b)) in faces.iter().zip(base).enumerate() {
+                assert!(
+                    iou(&a.bbox, &b.bbox) >= 0.99,
+                    "{name} face {i} at {level}: {:?} vs {:?}",
+                    a.bbox,
+                    b.bbox
+                );
+                let c = cosine(&emb[i], &base_emb[i]);
+                assert!(c >= 0.999, "{name} face {i} at {level}: cosine {c}");
+            }
+        }
+    }
+}
+
+/// A photo's faces embedded in one run (a model whose batch is free) are the faces embedded
+/// one at a time, and the same as the fixed-batch model they were derived from.
+#[test]
+fn batched_embeddings_agree_with_single_face_runs() {
+    use darkroom_engine::face::{FaceEmbedder, cosine};
+    let sessions = ort_sessions();
+    let open = |id: &str| {
+        FaceEmbedder::new(sessions.open(id, Role::Embedder).expect("embedder")).expect("contract")
+    };
+    let mut batched = open("fr_feature_batched");
+    let mut single = open("fr_feature");
+    assert!(batched.batches(), "fr_feature_batched's batch is free");
+    assert!(!single.batches(), "fr_feature's batch is 1");
+    let mut det = FaceDetector::new(
+        sessions
+            .open("scrfd_2.5g", Role::Detector)
+            .expect("detector"),
+    )
+    .expect("contract");
+    let mut compared = 0;
+    for name in SAMPLE_PHOTOS {
+        let img = image_io::load_rgb(&assets().join("photos").join(name)).expect("photo");
+        let lm: Vec<_> = det
+            .detect(&img)
+            .expect("detect")
+            .iter()
+            .map(|f| f.landmarks)
+            .collect();
+        let together = batched.embed_all(&img, &lm).expect("batched");
+        let fixed = single.embed_all(&img, &lm).expect("fixed batch");
+        assert_eq!((together.len(), fixed.len()), (lm.len(), lm.len()));
+        for (i, l) in lm.iter().enumerate() {
+            let alone = batched.embed(&img, l).expect("one face");
+            let c = cosine(&together[i], &alone);
+            assert!(c >= 0.9999, "{name} face {i}: batched vs single {c}");
+            let c = cosine(&together[i], &fixed[i]);
+            assert!(c >= 0.9999, "{name} face {i}: derived vs original {c}");
+            compared += 1;
+        }
+    }
+    // Solvay alone has 29 faces: the batch path ran with many faces in one run.
+    assert!(compared >= 30, "{compared} faces compared");
+}

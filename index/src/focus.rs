@@ -2,8 +2,9 @@
 //! the same on a 12 MP and a 45 MP photo (blur is a fraction of the frame, not a pixel count).
 //! A face is measured on its box resized to a fixed side, for the same reason.
 
-use image::imageops::FilterType;
 use image::{GrayImage, RgbImage};
+
+use crate::luma;
 
 /// A photo's sharpness is measured with its long edge at this many pixels.
 pub const PHOTO_SIDE: u32 = 1024;
@@ -37,23 +38,23 @@ pub fn laplacian_variance(luma: &GrayImage) -> f32 {
     (sum2 / n - mean * mean) as f32
 }
 
-fn luma(rgb: &RgbImage) -> GrayImage {
-    image::DynamicImage::ImageRgb8(rgb.clone()).into_luma8()
-}
-
 /// The photo's sharpness at [`PHOTO_SIDE`] (smaller photos are measured as they are).
 pub fn photo(rgb: &RgbImage) -> f32 {
-    let long = rgb.width().max(rgb.height());
-    let g = luma(rgb);
+    photo_luma(&luma::of(rgb))
+}
+
+/// As [`photo`], from the photo's luma (the index job computes it once for focus and hash).
+pub fn photo_luma(g: &GrayImage) -> f32 {
+    let long = g.width().max(g.height());
     if long <= PHOTO_SIDE {
-        return laplacian_variance(&g);
+        return laplacian_variance(g);
     }
     let s = PHOTO_SIDE as f32 / long as f32;
     let (w, h) = (
-        ((rgb.width() as f32 * s).round() as u32).max(1),
-        ((rgb.height() as f32 * s).round() as u32).max(1),
+        ((g.width() as f32 * s).round() as u32).max(1),
+        ((g.height() as f32 * s).round() as u32).max(1),
     );
-    laplacian_variance(&image::imageops::resize(&g, w, h, FilterType::Triangle))
+    laplacian_variance(&luma::resize(g, w, h))
 }
 
 /// A face's sharpness: its box (`[x0, y0, x1, y1]` in `rgb`'s pixels) at [`FACE_SIDE`]².
@@ -66,11 +67,5 @@ pub fn face(rgb: &RgbImage, bbox: [f32; 4]) -> f32 {
         return 0.0;
     }
     let crop = image::imageops::crop_imm(rgb, x0, y0, x1 - x0, y1 - y0).to_image();
-    let g = luma(&crop);
-    laplacian_variance(&image::imageops::resize(
-        &g,
-        FACE_SIDE,
-        FACE_SIDE,
-        FilterType::Triangle,
-    ))
+    laplacian_variance(&luma::resize(&luma::of(&crop), FACE_SIDE, FACE_SIDE))
 }

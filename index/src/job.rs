@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::bursts::BurstRules;
 use crate::people::{People, Person};
-use crate::{focus, phash};
+use crate::{focus, luma, phash};
 
 /// The numbers the job and what is derived from it decide by, as data (Settings edits some).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -181,8 +181,9 @@ fn decode(path: &Path, work_side: u32) -> Result<Decoded, String> {
     let started = Instant::now();
     let stamp = file_stamp(path)?;
     let work = working::load(path, work_side).map_err(|e| e.cause())?;
-    let sharpness = focus::photo(&work.image);
-    let phash = phash::hash(&work.image);
+    let luma = luma::of(&work.image);
+    let sharpness = focus::photo_luma(&luma);
+    let phash = phash::hash_luma(&luma);
     Ok(Decoded {
         path: path.to_path_buf(),
         stamp,
@@ -408,15 +409,23 @@ fn infer(
     stages.detect_ms += ms(t);
     let mut rows = Vec::with_capacity(found.len());
     let mut changed: Vec<i64> = Vec::new();
-    for face in found {
-        let mut embedding = None;
-        let mut person = None;
-        if let Some(embedder) = models.embedder.as_mut() {
+    // All of a photo's faces in one embedder run where the model takes a batch.
+    let embeddings: Vec<Option<Vec<f32>>> = match models.embedder.as_mut() {
+        Some(embedder) => {
             let t = Instant::now();
-            let e = embedder
-                .embed(img, &face.landmarks)
+            let landmarks: Vec<[[f32; 2]; 5]> = found.iter().map(|f| f.landmarks).collect();
+            let all = embedder
+                .embed_all(img, &landmarks)
                 .map_err(|e| e.to_string())?;
             stages.embed_ms += ms(t);
+            all.into_iter().map(Some).collect()
+        }
+        None => vec![None; found.len()],
+    };
+    for (face, embedded) in found.into_iter().zip(embeddings) {
+        let mut embedding = None;
+        let mut person = None;
+        if let Some(e) = embedded {
             if let Some(p) = people.as_deref_mut() {
                 let id = p.assign(&e);
                 person = Some(id);

@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod bursts;
 pub mod focus;
 pub mod job;
+pub mod luma;
 pub mod models;
 pub mod people;
 pub mod phash;

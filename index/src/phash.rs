@@ -2,14 +2,19 @@
 //! against their median. Near-identical frames (a burst) differ in a few bits; different scenes
 //! in about half of them.
 
-use image::RgbImage;
-use image::imageops::FilterType;
+use image::{GrayImage, RgbImage};
+
+use crate::luma;
 
 const N: usize = 32;
 
 pub fn hash(rgb: &RgbImage) -> u64 {
-    let g = image::DynamicImage::ImageRgb8(rgb.clone()).into_luma8();
-    let small = image::imageops::resize(&g, N as u32, N as u32, FilterType::Triangle);
+    hash_luma(&luma::of(rgb))
+}
+
+/// As [`hash`], from the photo's luma.
+pub fn hash_luma(g: &GrayImage) -> u64 {
+    let small = luma::resize(g, N as u32, N as u32);
     let px: Vec<f32> = small.as_raw().iter().map(|&v| f32::from(v)).collect();
     // cos table: c[u][x] = cos((2x + 1) u π / 2N), for the 8 lowest u.
     let mut c = [[0f32; N]; 8];

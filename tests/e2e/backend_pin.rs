@@ -42,6 +42,7 @@ fn config(dir: &Path, fake: &str) -> BackendConfig {
         engine_limit: Duration::from_secs(60),
         workspace_mb: 512,
         fake: Some(FakeGpu::parse(fake).expect("fake")),
+        tune_threads: vec![1],
     }
 }
 

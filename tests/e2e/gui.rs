@@ -12,7 +12,7 @@ use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
 use darkroom_engine::Rung;
-use darkroom_engine::ladder::backend::{BackendStatus, Phase};
+use darkroom_engine::ladder::backend::{BackendStatus, Phase, TuningState};
 use darkroom_engine::ladder::probe::{RungOutcome, RungState};
 use darkroom_engine::ladder::{BackendSettings, Override, OverrideSource};
 use egui::Key;
@@ -71,6 +71,12 @@ pub(crate) fn status(
         cache_error: None,
         engines: Vec::new(),
         inputs: None,
+        tuning_state: TuningState::Done,
+        tuning: Vec::new(),
+        tuning_file: PathBuf::from(
+            "/home/user/.local/share/darkroom/inference/session-tuning.json",
+        ),
+        tuning_notes: Vec::new(),
     }
 }
 
@@ -477,6 +483,7 @@ pub(crate) fn live_setup(dir: &Path, folder: PathBuf) -> Setup {
         engine_limit: Duration::from_secs(120),
         workspace_mb: 512,
         fake: None,
+        tune_threads: vec![1],
     };
     let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
     let backend = Backend::start(rt, store, config);
@@ -810,6 +817,7 @@ fn about_carries_the_backend_line_runtime_and_models() {
             gpu: None,
             gpu_error: None,
             tensorrt: None,
+            cpu: Default::default(),
         },
         models: vec![
             stamp("fr_feature", "1f2e3d4c5b6a79880000000000000000"),

@@ -15,7 +15,9 @@ mod gui_switch;
 mod index_cli;
 mod models_cli;
 mod runtime_probe;
+mod session_tuning;
 mod window;
+mod working_decode;
 
 // The simulated GPU rung exists only with the `fake-gpu` feature (scripts/test enables it).
 #[cfg(feature = "fake-gpu")]

@@ -13,8 +13,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use darkroom_catalog::{Catalog, SidecarNaming};
-use darkroom_engine::Role;
-use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::face::{EyeClassifier, FaceEmbedder};
 use darkroom_index::{Control, JobConfig, Models, Thresholds, focus, job, phash};
 use serde::{Deserialize, Serialize};
 
@@ -22,12 +21,49 @@ use serde::{Deserialize, Serialize};
 pub struct Args {
     /// A folder of JPEGs (scripts/make-thumb-corpus makes 6000x4000 ones).
     dir: PathBuf,
+    /// Embedders to run the ONNX Runtime pass with, one pass each (default: the job's pick).
+    /// A model whose batch is free embeds a photo's faces in one run; compare with one that
+    /// is not.
+    #[arg(long)]
+    embedder: Vec<String>,
+    /// Skip the tract pass.
+    #[arg(long)]
+    no_tract: bool,
+    /// Also run the Immich-style Python pass (scripts/immich-pass.py) with this Python, on the
+    /// same photos, SCRFD file and the last --embedder's file, and print the ratio.
+    #[arg(long)]
+    peer_python: Option<PathBuf>,
     #[arg(long)]
     json: bool,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
-    run(a.dir, a.json)
+    run(a)
+}
+
+/// What the Python peer prints.
+#[derive(Debug, Serialize, Deserialize)]
+struct PeerResult {
+    photos: usize,
+    faces: usize,
+    seconds: f64,
+    photos_per_s: f64,
+    onnxruntime: String,
+}
+
+fn peer(python: &Path, dir: &Path, embedder: &str) -> anyhow::Result<PeerResult> {
+    let models = crate::services::models_dir(None)?;
+    let cards = darkroom_engine::CardSet::builtin()?;
+    let file = |id: &str| -> anyhow::Result<PathBuf> { Ok(models.join(&cards.get(id)?.file)) };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/immich-pass.py");
+    let mut cmd = Command::new(python);
+    cmd.arg(script)
+        .arg("--detector")
+        .arg(file(darkroom_index::models::DEFAULT_DETECTOR)?)
+        .arg("--embedder")
+        .arg(file(embedder)?)
+        .arg(dir);
+    super::inference::worker_json(&mut cmd, "immich-pass.py")
 }
 
 const WORK_SIDE: u32 = 1440;
@@ -38,7 +74,8 @@ struct RuntimeResult {
     photos: usize,
     faces: usize,
     decode_threads: usize,
-    inference_threads: usize,
+    /// Each model's session settings ("scrfd_2.5g: all · 2 threads").
+    sessions: Vec<String>,
     decode_alone_photos_per_s: f64,
     inference_alone_photos_per_s: f64,
     end_to_end_photos_per_s: f64,
@@ -69,46 +106,43 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-fn models(sessions: &darkroom_engine::Sessions) -> anyhow::Result<Models> {
-    let store = sessions.store();
-    let detector_id = darkroom_index::pick_model(
-        store,
-        Role::Detector,
-        None,
-        darkroom_index::models::DEFAULT_DETECTOR,
-    )?;
-    let embedder_id = darkroom_index::pick_model(
-        store,
-        Role::Embedder,
-        None,
-        darkroom_index::models::DEFAULT_EMBEDDER,
-    )?;
-    let eye = store
-        .cards()
-        .by_role(Role::EyeState)
-        .find(|c| store.is_present(c))
-        .cloned();
-    Ok(Models {
-        detector: FaceDetector::new(sessions.open(&detector_id, Role::Detector)?)?,
-        embedder: Some(FaceEmbedder::new(
-            sessions.open(&embedder_id, Role::Embedder)?,
-        )?),
-        eyes: match eye {
-            Some(card) => Some(EyeClassifier::new(
-                sessions.open(&card.model_id(), Role::EyeState)?,
-                &store.cards().classes(&card).unwrap_or_default(),
-            )?),
-            None => None,
-        },
-    })
+/// The job's models as `darkroom index` opens them: from a pin taken once the probe and the
+/// session tuning have reported; and each model's session settings, for the report.
+fn models(
+    sessions: &darkroom_engine::Sessions,
+    embedder: Option<String>,
+) -> anyhow::Result<(Models, Vec<String>)> {
+    let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
+    if !backend.wait_tuned(wait) {
+        bail!(
+            "the probe and tuning did not report: {}",
+            backend.status().line
+        );
+    }
+    let pin = backend.pin();
+    let models = darkroom_index::open_models(sessions, &pin, None, embedder)?;
+    let mut ids = vec![models.detector.model_id()];
+    ids.extend(models.embedder.as_ref().map(FaceEmbedder::model_id));
+    ids.extend(models.eyes.as_ref().map(EyeClassifier::model_id));
+    let settings = ids
+        .into_iter()
+        .map(|id| {
+            let how = pin
+                .placement(&id)
+                .session
+                .map_or_else(|| "untuned".to_owned(), |s| s.to_string());
+            format!("{id}: {how}")
+        })
+        .collect();
+    Ok((models, settings))
 }
 
 /// In the child: the three measurements on this process's runtime.
-pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
+pub fn worker(dir: PathBuf, embedder: Option<String>) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
     let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
-    let mut models = models(&sessions)?;
+    let (mut models, session_settings) = models(&sessions, embedder)?;
     let decode_threads = crate::gui::num_threads();
 
     // Every file read once first, so no measurement pays for a cold page cache.
@@ -125,7 +159,8 @@ pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
                     let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     let Some(f) = files.get(i) else { break };
                     if let Ok(w) = darkroom_library::working::load(f, WORK_SIDE) {
-                        std::hint::black_box((focus::photo(&w.image), phash::hash(&w.image)));
+                        let luma = darkroom_index::luma::of(&w.image);
+                        std::hint::black_box((focus::photo_luma(&luma), phash::hash_luma(&luma)));
                     }
                 }
             });
@@ -142,11 +177,13 @@ pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
             continue;
         };
         let started = Instant::now();
-        for face in models.detector.detect(&w.image)? {
-            if let Some(e) = models.embedder.as_mut() {
-                std::hint::black_box(e.embed(&w.image, &face.landmarks)?);
-            }
-            if let Some(eyes) = models.eyes.as_mut() {
+        let faces = models.detector.detect(&w.image)?;
+        if let Some(e) = models.embedder.as_mut() {
+            let landmarks: Vec<_> = faces.iter().map(|f| f.landmarks).collect();
+            std::hint::black_box(e.embed_all(&w.image, &landmarks)?);
+        }
+        if let Some(eyes) = models.eyes.as_mut() {
+            for face in &faces {
                 std::hint::black_box(eyes.classify_face(&w.image, &face.landmarks)?);
             }
         }
@@ -178,7 +215,7 @@ pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
         photos: files.len(),
         faces: summary.faces,
         decode_threads,
-        inference_threads: sessions.threads(),
+        sessions: session_settings,
         decode_alone_photos_per_s: decode_alone,
         inference_alone_photos_per_s: inference_alone,
         end_to_end_photos_per_s: end_to_end,
@@ -190,10 +227,13 @@ pub fn worker(dir: PathBuf) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn spawn(dir: &Path, tract: bool) -> anyhow::Result<RuntimeResult> {
+fn spawn(dir: &Path, tract: bool, embedder: Option<&str>) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
     cmd.arg("bench-index-worker").arg(dir);
+    if let Some(id) = embedder {
+        cmd.arg("--embedder").arg(id);
+    }
     if tract {
         cmd.env("DARKROOM_RUNTIME", "tract");
     } else {
@@ -202,16 +242,39 @@ fn spawn(dir: &Path, tract: bool) -> anyhow::Result<RuntimeResult> {
     super::inference::worker_json(&mut cmd, if tract { "tract" } else { "onnxruntime" })
 }
 
-pub fn run(dir: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
-    let results = [spawn(&dir, true)?, spawn(&dir, false)?];
-    if json {
-        println!("{}", serde_json::to_string_pretty(&results)?);
+pub fn run(a: Args) -> anyhow::Result<ExitCode> {
+    let dir = a.dir;
+    let mut results = Vec::new();
+    if !a.no_tract {
+        results.push(spawn(&dir, true, a.embedder.first().map(String::as_str))?);
+    }
+    if a.embedder.is_empty() {
+        results.push(spawn(&dir, false, None)?);
+    }
+    for id in &a.embedder {
+        results.push(spawn(&dir, false, Some(id))?);
+    }
+    let peer = match &a.peer_python {
+        Some(py) => {
+            let embedder = a
+                .embedder
+                .last()
+                .map_or(darkroom_index::models::DEFAULT_EMBEDDER, String::as_str);
+            Some(peer(py, &dir, embedder)?)
+        }
+        None => None,
+    };
+    if a.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&serde_json::json!({"darkroom": results, "peer": peer}))?
+        );
         return Ok(ExitCode::SUCCESS);
     }
     for r in &results {
         let n = r.photos as f64;
         println!(
-            "{}: {} photos, {} faces · end to end {:.2} photos/s · decode alone {:.2} ({} threads) · inference alone {:.2} ({} threads) · overlap {:.2} · per photo: decode {:.0} ms, detect {:.0} ms, embed {:.0} ms, eyes {:.0} ms, store {:.0} ms · peak RSS {}",
+            "{}: {} photos, {} faces · end to end {:.2} photos/s · decode alone {:.2} ({} threads) · inference alone {:.2} ({}) · overlap {:.2} · per photo: decode {:.0} ms, detect {:.0} ms, embed {:.0} ms, eyes {:.0} ms, store {:.0} ms · peak RSS {}",
             r.runtime,
             r.photos,
             r.faces,
@@ -219,7 +282,7 @@ pub fn run(dir: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
             r.decode_alone_photos_per_s,
             r.decode_threads,
             r.inference_alone_photos_per_s,
-            r.inference_threads,
+            r.sessions.join("; "),
             r.overlap_ratio,
             r.stages.decode_ms / n,
             r.stages.detect_ms / n,
@@ -229,6 +292,22 @@ pub fn run(dir: PathBuf, json: bool) -> anyhow::Result<ExitCode> {
             r.peak_rss_mib
                 .map(|m| format!("{m:.0} MiB"))
                 .unwrap_or_else(|| "unknown".into())
+        );
+        println!(
+            "  end to end / decode alone: {:.2}",
+            r.end_to_end_photos_per_s / r.decode_alone_photos_per_s
+        );
+        if let Some(p) = &peer {
+            println!(
+                "  end to end / Immich-style pass: {:.2}x",
+                r.end_to_end_photos_per_s / p.photos_per_s
+            );
+        }
+    }
+    if let Some(p) = &peer {
+        println!(
+            "Immich-style pass (Python, insightface, ONNX Runtime {}): {} photos, {} faces, {:.2} photos/s",
+            p.onnxruntime, p.photos, p.faces, p.photos_per_s
         );
     }
     Ok(ExitCode::SUCCESS)

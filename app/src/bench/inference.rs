@@ -1,6 +1,7 @@
-//! `darkroom bench`: every installed model's session time on tract, ONNX Runtime with one
-//! thread and with all threads, side by side in one run, plus the face pipeline's own
-//! pre/post-processing against the detector's time.
+//! `darkroom bench`: every installed model's session time on tract and on ONNX Runtime under
+//! every setting the session tuning measures (optimisation level × threads), side by side in
+//! one run, the setting the tuning's rule picks from these timings, plus the face pipeline's
+//! own pre/post-processing against the detector's time.
 //!
 //! The runtime is once per process, so each runtime is timed in a child process (this binary's
 //! hidden `bench-worker`) and the parent prints the table.
@@ -11,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::{Context, bail};
 use darkroom_engine::face::{FaceDetector, FaceEmbedder};
+use darkroom_engine::tuning::{self, Measured, OptLevel, SessionSettings};
 use darkroom_engine::{Role, image_io};
 use serde::{Deserialize, Serialize};
 
@@ -46,13 +48,33 @@ pub struct WorkerArgs {
     image: PathBuf,
     #[arg(long)]
     runs: usize,
-    /// Thread counts to time, comma-separated.
-    #[arg(long, value_delimiter = ',')]
-    threads: Vec<usize>,
+    /// Session settings to time, comma-separated `level:threads` (`basic:1,all:2`).
+    #[arg(long, value_delimiter = ',', value_parser = parse_settings)]
+    settings: Vec<SessionSettings>,
+}
+
+fn parse_settings(text: &str) -> Result<SessionSettings, String> {
+    let (level, threads) = text
+        .split_once(':')
+        .ok_or_else(|| format!("expected level:threads, found {text:?}"))?;
+    let level = OptLevel::MEASURED
+        .into_iter()
+        .find(|l| l.name() == level)
+        .ok_or_else(|| format!("unknown level {level:?} (basic, extended or all)"))?;
+    let threads = threads
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("threads must be a positive number, found {threads:?}"))?;
+    Ok(SessionSettings { level, threads })
+}
+
+fn settings_arg(s: &SessionSettings) -> String {
+    format!("{}:{}", s.level, s.threads)
 }
 
 pub fn worker_main(a: WorkerArgs) -> anyhow::Result<ExitCode> {
-    worker(a.models, a.image, a.runs, a.threads)
+    worker(a.models, a.image, a.runs, a.settings)
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -100,28 +122,30 @@ struct PipelineTiming {
 #[derive(Debug, Serialize, Deserialize)]
 struct ConfigResult {
     runtime: String,
-    threads: usize,
+    /// None on tract (one thread, its own optimiser).
+    settings: Option<SessionSettings>,
     models: Vec<ModelTiming>,
     pipeline: Option<PipelineTiming>,
 }
 
-/// Runs in the child: time every installed detector/embedder/eye model at each thread count.
+/// Runs in the child: time every installed detector/embedder/eye model under each setting.
 pub fn worker(
     models: PathBuf,
     image: PathBuf,
     runs: usize,
-    threads: Vec<usize>,
+    settings: Vec<SessionSettings>,
 ) -> anyhow::Result<ExitCode> {
     let sessions = crate::services::sessions(Some(models))?;
     let runtime = sessions.runtime();
     let img = image_io::load_rgb(&image)?;
-    let threads = if runtime.kind == darkroom_engine::RuntimeKind::Tract {
-        vec![1]
-    } else {
-        threads
-    };
+    let settings: Vec<Option<SessionSettings>> =
+        if runtime.kind == darkroom_engine::RuntimeKind::Tract {
+            vec![None]
+        } else {
+            settings.into_iter().map(Some).collect()
+        };
     let mut results = Vec::new();
-    for &n in &threads {
+    for &setting in &settings {
         let mut models_out = Vec::new();
         let mut pipeline = None;
         // Landmarks from the first detector, to give the embedder a real aligned face.
@@ -134,7 +158,10 @@ pub fn worker(
                 continue;
             }
             let id = card.model_id();
-            let session = sessions.open_with_threads(&id, card.role, n)?;
+            let session = match setting {
+                Some(s) => sessions.open_with(&id, card.role, s)?,
+                None => sessions.open(&id, card.role)?,
+            };
             let timing = match card.role {
                 Role::Detector => {
                     let mut det = FaceDetector::new(session)?;
@@ -148,7 +175,8 @@ pub fn worker(
                     if landmarks.is_none() {
                         landmarks = faces.first().map(|f| f.landmarks);
                     }
-                    if pipeline.is_none() {
+                    // The pipeline's own work does not depend on the session's settings.
+                    if pipeline.is_none() && results.is_empty() {
                         let prepare = time_runs(runs, || {
                             std::hint::black_box(det.prepare(&img));
                             Ok(())
@@ -208,7 +236,7 @@ pub fn worker(
         }
         results.push(ConfigResult {
             runtime: runtime.summary(),
-            threads: n,
+            settings: setting,
             models: models_out,
             pipeline,
         });
@@ -229,7 +257,7 @@ fn spawn_worker(
     models: &Path,
     image: &Path,
     runs: usize,
-    threads: &[usize],
+    settings: &[SessionSettings],
     tract: bool,
 ) -> anyhow::Result<Vec<ConfigResult>> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
@@ -241,11 +269,11 @@ fn spawn_worker(
         .arg(image)
         .arg("--runs")
         .arg(runs.to_string())
-        .arg("--threads")
+        .arg("--settings")
         .arg(
-            threads
+            settings
                 .iter()
-                .map(usize::to_string)
+                .map(settings_arg)
                 .collect::<Vec<_>>()
                 .join(","),
         );
@@ -281,12 +309,10 @@ pub fn run(
     let image = image
         .or_else(|| default_image(&models))
         .context("no photo to benchmark on: pass --image PHOTO")?;
-    let all = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let tract = spawn_worker(&models, &image, runs, &[1], true)?;
-    let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
-    let ort = spawn_worker(&models, &image, runs, &threads, false)?;
+    // The grid the session tuning measures on this machine, at the bench's run count.
+    let grid = tuning::grid(&tuning::thread_grid(None));
+    let tract = spawn_worker(&models, &image, runs, &[SessionSettings::untuned(1)], true)?;
+    let ort = spawn_worker(&models, &image, runs, &grid, false)?;
     if ort.iter().any(|c| c.runtime.starts_with("tract")) {
         bail!(
             "ONNX Runtime did not load in the worker ({}); nothing to compare",
@@ -302,23 +328,18 @@ pub fn run(
         "photo: {} · {runs} timed runs after 3 warm-ups · median (min) ms",
         image.display()
     );
-    let label = |c: &ConfigResult| {
-        if c.runtime.starts_with("tract") {
-            "tract".to_owned()
-        } else {
-            format!("ORT {}t", c.threads)
-        }
+    let label = |c: &ConfigResult| match c.settings {
+        None => "tract".to_owned(),
+        Some(s) => format!("ORT {}×{}", s.level, s.threads),
     };
-    let mut header = format!("{:<14}", "model");
+    let mut header = format!("{:<20}", "model");
     for c in &configs {
         header.push_str(&format!("{:>18}", label(c)));
     }
-    for c in configs.iter().skip(1) {
-        header.push_str(&format!("{:>16}", format!("tract/{}", label(c))));
-    }
+    header.push_str(&format!("{:>24}{:>14}", "tuned (rule)", "tract/tuned"));
     println!("{header}");
     for (i, m) in configs[0].models.iter().enumerate() {
-        let mut row = format!("{:<14}", m.model_id);
+        let mut row = format!("{:<20}", m.model_id);
         for c in &configs {
             let t = &c.models[i].session;
             row.push_str(&format!(
@@ -326,13 +347,23 @@ pub fn run(
                 format!("{:.1} ({:.1})", t.median_ms, t.min_ms)
             ));
         }
-        for c in configs.iter().skip(1) {
+        // What the tuning's rule picks from this run's medians for this model.
+        let measured: Vec<Measured> = ort
+            .iter()
+            .filter_map(|c| {
+                let s = c.settings?;
+                Some(Measured::new(s, 0.0, vec![c.models[i].session.median_ms]))
+            })
+            .collect();
+        if let Some(chosen) = tuning::choose(&measured) {
+            let ms = measured
+                .iter()
+                .find(|x| x.settings == chosen)
+                .map_or(f64::NAN, |x| x.median_ms);
             row.push_str(&format!(
-                "{:>16}",
-                format!(
-                    "{:.2}x",
-                    m.session.median_ms / c.models[i].session.median_ms
-                )
+                "{:>24}{:>14}",
+                format!("{}×{} {:.1}", chosen.level, chosen.threads, ms),
+                format!("{:.2}x", m.session.median_ms / ms)
             ));
         }
         println!("{row}");

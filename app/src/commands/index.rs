@@ -118,10 +118,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let (photos, mut failed) = photos_in(folder);
     let sessions = crate::services::sessions(args.models.clone())?;
-    // A batch job waits for the probe (cached after the first run), then pins what it found
-    // for its whole length.
+    // A batch job waits for the probe and the session tuning (both cached after the first
+    // run), then pins what they found for its whole length.
     let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
-    backend.wait_ready(wait);
+    backend.wait_tuned(wait);
     let pin = backend.pin();
     // The window's choices (detector, blurry threshold) hold here too, unless a flag says.
     let window = match darkroom_engine::paths::data_dir() {

@@ -1,6 +1,7 @@
 //! The hidden `ladder-worker` subcommand: one probe timing or engine build in a process of its
 //! own, so vendor code that crashes or hangs takes only the worker down.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use darkroom_engine::ladder::child::{REPORTED_ERROR, WorkerError};
@@ -31,13 +32,7 @@ fn serve(request: &str) -> Result<String, String> {
     let request: WorkerRequest =
         serde_json::from_str(request).map_err(|e| format!("bad worker request: {e}"))?;
     let fake = fake::from_env()?;
-    let models = match &request {
-        WorkerRequest::Identity => None,
-        WorkerRequest::Time { models, .. } | WorkerRequest::Engine { models, .. } => {
-            Some(models.clone())
-        }
-    };
-    let sessions = match models {
+    let sessions = match request.models().map(Path::to_path_buf) {
         None => None,
         Some(dir) => {
             let cards = CardSet::builtin().map_err(|e| e.to_string())?;

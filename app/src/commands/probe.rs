@@ -47,6 +47,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             backend.status().line
         );
     }
+    // The session settings are measured right after the probe (seconds, in a worker): the
+    // report shows them, so it waits for them.
+    if !backend.wait_tuned(wait) {
+        anyhow::bail!(
+            "the session tuning did not finish in time: {:?}",
+            backend.status().tuning_state
+        );
+    }
     if engines {
         // Progress on stderr as each engine lands, so a long build is visibly alive.
         let mut last = String::new();
@@ -104,6 +112,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 e.spec.precision.label(),
                 e.state
             );
+        }
+        for t in &status.tuning {
+            let timing = t
+                .measured
+                .iter()
+                .find(|m| m.settings == t.chosen)
+                .map(|m| format!(" median {:.1} ms", m.median_ms))
+                .unwrap_or_default();
+            let error = t
+                .error
+                .as_deref()
+                .map(|e| format!(": not measured: {e}"))
+                .unwrap_or_default();
+            println!(
+                "  session {:<12} {}{timing} (of {} settings){error}",
+                t.key.model_id,
+                t.chosen,
+                t.measured.len()
+            );
+        }
+        for note in &status.tuning_notes {
+            println!("  tuning: {note}");
         }
         println!(
             "  {} {}",

@@ -70,31 +70,74 @@ impl FaceEmbedder {
     }
 
     pub fn embed_aligned(&mut self, crop: &RgbImage) -> Result<Vec<f32>, EngineError> {
-        normalise_nchw(crop, &self.session.card.input, &mut self.scratch);
-        let input = std::mem::take(&mut self.scratch);
-        let result = self.session.run(&input);
+        let mut all = self.embed_aligned_batch(std::slice::from_ref(crop))?;
+        Ok(all.pop().unwrap_or_default())
+    }
+
+    /// Whether [`FaceEmbedder::embed_all`] runs a photo's faces together (the model's input
+    /// batch is free) or one run a face.
+    pub fn batches(&self) -> bool {
+        self.session.dynamic_batch()
+    }
+
+    /// Embed every face of one photo, in order: in runs of up to [`MAX_BATCH`] faces when the
+    /// model takes a batch, else one run a face. Each result has unit length.
+    pub fn embed_all(
+        &mut self,
+        img: &RgbImage,
+        landmarks: &[[[f32; 2]; 5]],
+    ) -> Result<Vec<Vec<f32>>, EngineError> {
+        let step = if self.batches() { MAX_BATCH } else { 1 };
+        let mut out = Vec::with_capacity(landmarks.len());
+        for chunk in landmarks.chunks(step) {
+            let crops: Vec<RgbImage> = chunk.iter().map(|lm| self.align(img, lm)).collect();
+            out.extend(self.embed_aligned_batch(&crops)?);
+        }
+        Ok(out)
+    }
+
+    fn embed_aligned_batch(&mut self, crops: &[RgbImage]) -> Result<Vec<Vec<f32>>, EngineError> {
+        let mut input = std::mem::take(&mut self.scratch);
+        input.clear();
+        let mut one = Vec::new();
+        for crop in crops {
+            normalise_nchw(crop, &self.session.card.input, &mut one);
+            input.extend_from_slice(&one);
+        }
+        let result = self.session.run_batch(crops.len(), &input);
         self.scratch = input;
-        let mut v = result?
+        let data = result?
             .into_iter()
             .next()
             .map(|o| o.data)
             .unwrap_or_default();
-        if v.len() != self.dim {
+        if data.len() != self.dim * crops.len() {
             return Err(EngineError::Inference {
                 model_id: self.session.model_id(),
                 reason: format!(
-                    "embedding has {} values, the card says {}",
-                    v.len(),
+                    "{} embedding values for {} faces, the card says {} each",
+                    data.len(),
+                    crops.len(),
                     self.dim
                 ),
             });
         }
-        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            for x in &mut v {
-                *x /= norm;
-            }
-        }
-        Ok(v)
+        Ok(data
+            .chunks_exact(self.dim)
+            .map(|v| {
+                let mut v = v.to_vec();
+                let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                if norm > 0.0 {
+                    for x in &mut v {
+                        *x /= norm;
+                    }
+                }
+                v
+            })
+            .collect())
     }
 }
+
+/// Faces per embedder run when the model takes a batch: a crowd of 100 is four runs, and a
+/// run's input stays under 5 MB.
+pub const MAX_BATCH: usize = 32;

@@ -11,13 +11,142 @@ use crate::rungs::Platform;
 use crate::runtime::{NvidiaGpu, RuntimeKind, RuntimeOutcome};
 use crate::store::{ModelStore, sha256_hex};
 
-/// What the worker learns about the machine's GPU stack. "No GPU" is a valid answer.
+/// What the worker learns about the machine: its GPU stack ("no GPU" is a valid answer) and
+/// its CPU, whose instruction sets decide which session settings are fastest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceIdentity {
     pub gpu: Option<NvidiaGpu>,
     /// Why the driver could not be asked, when it was there but refused.
     pub gpu_error: Option<String>,
     pub tensorrt: Option<String>,
+    /// A home directory carried to another machine re-probes and re-tunes. (A cache written
+    /// before this field existed reads as the default, which differs: it re-probes too.)
+    #[serde(default)]
+    pub cpu: CpuIdentity,
+}
+
+/// The CPU as far as session speed goes: its model and the instruction-set extensions ONNX
+/// Runtime's kernels choose between, and how many cores it has.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuIdentity {
+    pub model: String,
+    /// The extensions from [`ISA_FLAGS`] this CPU has, in that order.
+    pub isa: Vec<String>,
+    pub physical_cores: usize,
+    pub logical_cores: usize,
+}
+
+/// Instruction-set extensions that change which kernels ONNX Runtime (MLAS) runs, by their
+/// Linux `/proc/cpuinfo` names (aarch64: `Features`).
+pub const ISA_FLAGS: &[&str] = &[
+    "sse4_1",
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx_vnni",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_int8",
+    "amx_bf16",
+    "asimd",
+    "asimddp",
+    "i8mm",
+    "bf16",
+    "sve",
+    "sve2",
+];
+
+impl CpuIdentity {
+    /// Ask this process's CPU (cheap, no library: safe in the app process).
+    pub fn query() -> Self {
+        let (model, flags) = cpu_model_and_flags();
+        let isa = ISA_FLAGS
+            .iter()
+            .filter(|f| flags.iter().any(|g| g == *f))
+            .map(|f| (*f).to_owned())
+            .collect();
+        CpuIdentity {
+            model,
+            isa,
+            physical_cores: num_cpus::get_physical(),
+            logical_cores: num_cpus::get(),
+        }
+    }
+}
+
+/// The model name and the flag words: from `/proc/cpuinfo` on Linux; elsewhere from the
+/// processor's own feature detection and (Windows) `PROCESSOR_IDENTIFIER`.
+fn cpu_model_and_flags() -> (String, Vec<String>) {
+    if let Ok(text) = std::fs::read_to_string("/proc/cpuinfo") {
+        return parse_cpuinfo(&text);
+    }
+    let model = std::env::var("PROCESSOR_IDENTIFIER").unwrap_or_default();
+    (model, detected_flags())
+}
+
+/// The first processor's model name (x86 `model name`, else aarch64 `CPU part`) and flags
+/// (`flags`, or aarch64 `Features`).
+pub fn parse_cpuinfo(text: &str) -> (String, Vec<String>) {
+    let field = |names: &[&str]| {
+        text.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            names.contains(&key.trim()).then(|| value.trim().to_owned())
+        })
+    };
+    let model = field(&["model name", "CPU part"]).unwrap_or_default();
+    let flags = field(&["flags", "Features"])
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_owned)
+        .collect();
+    (model, flags)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn detected_flags() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut add = |on: bool, name: &str| {
+        if on {
+            out.push(name.to_owned());
+        }
+    };
+    add(std::arch::is_x86_feature_detected!("sse4.1"), "sse4_1");
+    add(std::arch::is_x86_feature_detected!("sse4.2"), "sse4_2");
+    add(std::arch::is_x86_feature_detected!("avx"), "avx");
+    add(std::arch::is_x86_feature_detected!("avx2"), "avx2");
+    add(std::arch::is_x86_feature_detected!("fma"), "fma");
+    add(std::arch::is_x86_feature_detected!("f16c"), "f16c");
+    add(std::arch::is_x86_feature_detected!("avxvnni"), "avx_vnni");
+    add(std::arch::is_x86_feature_detected!("avx512f"), "avx512f");
+    add(std::arch::is_x86_feature_detected!("avx512bw"), "avx512bw");
+    add(std::arch::is_x86_feature_detected!("avx512vl"), "avx512vl");
+    add(
+        std::arch::is_x86_feature_detected!("avx512vnni"),
+        "avx512_vnni",
+    );
+    add(
+        std::arch::is_x86_feature_detected!("avx512bf16"),
+        "avx512_bf16",
+    );
+    add(
+        std::arch::is_x86_feature_detected!("avx512fp16"),
+        "avx512_fp16",
+    );
+    // AMX detection is not stable in std yet; the model name (which names the generation)
+    // still tells an AMX machine from one without.
+    out
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn detected_flags() -> Vec<String> {
+    Vec::new()
 }
 
 impl DeviceIdentity {
@@ -31,6 +160,17 @@ impl DeviceIdentity {
             gpu,
             gpu_error,
             tensorrt: crate::runtime::query_tensorrt_version(),
+            cpu: CpuIdentity::query(),
+        }
+    }
+
+    /// The simulated GPU's identity (the test provider), on this process's CPU.
+    pub fn simulated(gpu: NvidiaGpu) -> Self {
+        DeviceIdentity {
+            gpu: Some(gpu),
+            gpu_error: None,
+            tensorrt: None,
+            cpu: CpuIdentity::query(),
         }
     }
 
@@ -40,6 +180,7 @@ impl DeviceIdentity {
             gpu: None,
             gpu_error: Some(reason),
             tensorrt: None,
+            cpu: CpuIdentity::query(),
         }
     }
 }

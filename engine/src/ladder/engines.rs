@@ -211,6 +211,7 @@ mod tests {
             }),
             gpu_error: None,
             tensorrt: Some(trt.into()),
+            cpu: Default::default(),
         }
     }
 

@@ -13,6 +13,7 @@ pub mod child;
 pub mod device;
 pub mod engines;
 pub mod probe;
+pub mod tune;
 
 pub use backend::{
     Backend, BackendConfig, BackendSettings, BackendStatus, JobPin, Override, OverrideSource,

@@ -2,7 +2,7 @@
 //! it, each in its own worker process; a rung is taken only if its median beats the floor's.
 //! A provider that silently hands the graph to the CPU is slower than the floor and loses.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -17,6 +17,7 @@ use crate::rungs::{Placement, Precision, Rung, precision_for};
 use crate::runtime::{RuntimeKind, RuntimeOutcome};
 use crate::sessions::Sessions;
 use crate::store::ModelStore;
+use crate::tuning::SessionSettings;
 
 /// Runs timed after the warm-up run.
 pub const TIMED_RUNS: usize = 3;
@@ -86,6 +87,13 @@ pub enum WorkerRequest {
         model_id: String,
         workspace_mb: u64,
     },
+    /// Time `model_id` on the CPU floor under each of `grid`'s settings (see [`super::tune`]).
+    Tune {
+        models: PathBuf,
+        model_id: String,
+        grid: Vec<SessionSettings>,
+        runs: usize,
+    },
     /// Build `model_id`'s engine for `rung` into `out`.
     Engine {
         rung: Rung,
@@ -95,6 +103,18 @@ pub enum WorkerRequest {
         out: PathBuf,
         workspace_mb: u64,
     },
+}
+
+impl WorkerRequest {
+    /// The models folder the worker opens sessions from (None: it needs no runtime).
+    pub fn models(&self) -> Option<&Path> {
+        match self {
+            WorkerRequest::Identity => None,
+            WorkerRequest::Time { models, .. }
+            | WorkerRequest::Tune { models, .. }
+            | WorkerRequest::Engine { models, .. } => Some(models),
+        }
+    }
 }
 
 /// The smallest installed detector: the model the ladder is timed on.
@@ -283,7 +303,7 @@ pub fn encode(request: &WorkerRequest) -> String {
 }
 
 /// A fixed, non-degenerate input: the same bytes on every rung and every run.
-fn fixed_input(len: usize) -> Vec<f32> {
+pub(crate) fn fixed_input(len: usize) -> Vec<f32> {
     let mut state = 0x2545_f491_u32;
     (0..len)
         .map(|_| {
@@ -328,15 +348,12 @@ pub fn serve(
         precision: precision_for(rung, role),
         engine_dir: None,
         workspace_mb,
+        session: None,
     };
     match request {
         WorkerRequest::Identity => {
             let identity = match fake {
-                Some(f) => DeviceIdentity {
-                    gpu: Some(f.gpu()),
-                    gpu_error: None,
-                    tensorrt: None,
-                },
+                Some(f) => DeviceIdentity::simulated(f.gpu()),
                 None => DeviceIdentity::query(),
             };
             serde_json::to_string(&identity).map_err(|e| e.to_string())
@@ -387,6 +404,15 @@ pub fn serve(
             };
             serde_json::to_string(&timing).map_err(|e| e.to_string())
         }
+        WorkerRequest::Tune {
+            model_id,
+            grid,
+            runs,
+            ..
+        } => {
+            let measured = super::tune::serve(sessions()?, model_id, grid, *runs)?;
+            serde_json::to_string(&measured).map_err(|e| e.to_string())
+        }
         WorkerRequest::Engine {
             rung,
             model_id,
@@ -414,6 +440,7 @@ pub fn serve(
                                 precision: *precision,
                                 engine_dir: Some(out.clone()),
                                 workspace_mb: *workspace_mb,
+                                session: None,
                             },
                         )
                         .map_err(provider_words)?;

@@ -14,6 +14,7 @@ use super::child::{self, ChildEnd, Launcher};
 use super::device::{self, DeviceIdentity, ProbeInputs, RuntimeIdentity};
 use super::engines::{self, EngineDir, EngineSpec};
 use super::probe::{self, ProbeResult, RungState, Walk, WorkerRequest};
+use super::tune::{self, TunedModel, Tuner};
 use crate::cards::Role;
 use crate::error::EngineError;
 use crate::fake::{self, FakeGpu};
@@ -22,15 +23,16 @@ use crate::runtime::{RuntimeKind, RuntimeOutcome};
 use crate::settings::override_in;
 pub use crate::settings::{
     BackendSettings, Override, OverrideSource, SETTINGS_FILE, THREADS_ENV, WORKSPACE_ENV,
-    env_number, override_from, threads_for,
+    env_number, explicit_threads, override_from, threads_for,
 };
 use crate::store::ModelStore;
+use crate::tuning;
 
 mod pin;
 mod status;
 
 pub use pin::JobPin;
-pub use status::{BackendStatus, EngineState, EngineStatus, Phase};
+pub use status::{BackendStatus, EngineState, EngineStatus, Phase, TuningState};
 
 /// How the backend is set up for this process.
 #[derive(Debug, Clone)]
@@ -47,6 +49,8 @@ pub struct BackendConfig {
     pub engine_limit: Duration,
     pub workspace_mb: u64,
     pub fake: Option<FakeGpu>,
+    /// The thread counts the session tuning measures (see [`crate::tuning::thread_grid`]).
+    pub tune_threads: Vec<usize>,
 }
 
 impl BackendConfig {
@@ -76,6 +80,7 @@ impl BackendConfig {
                 .or(settings.workspace_mb.filter(|n| *n > 0))
                 .unwrap_or(DEFAULT_WORKSPACE_MB),
             fake,
+            tune_threads: tuning::thread_grid(explicit_threads(&settings)),
         })
     }
 }
@@ -93,6 +98,12 @@ struct State {
     engines: Vec<EngineStatus>,
     /// Starts as the config's; Settings can change it while the app runs.
     forced: Option<Override>,
+    tuning_state: TuningState,
+    /// Each model's measured settings on the CPU floor, as they land.
+    tuning: Vec<TunedModel>,
+    /// Tuning entries that were unreadable and measured again, and a file that could not be
+    /// written.
+    tuning_notes: Vec<String>,
 }
 
 struct Shared {
@@ -145,6 +156,9 @@ impl Backend {
                 cache_error: None,
                 engines: Vec::new(),
                 forced,
+                tuning_state: TuningState::Pending,
+                tuning: Vec::new(),
+                tuning_notes: Vec::new(),
             }),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
@@ -158,6 +172,7 @@ impl Backend {
             // No thread: stay on the floor, which is always correct, and say so.
             let mut s = lock(&shared.state);
             s.phase = Phase::Ready;
+            s.tuning_state = TuningState::NotNeeded;
             s.cache_error = Some("could not start the backend thread".to_owned());
         }
         Backend { shared, thread }
@@ -218,6 +233,14 @@ impl Backend {
         self.wait_for(timeout, |s| s.phase == Phase::Ready)
     }
 
+    /// Wait until every model's session settings are measured (or none need to be).
+    pub fn wait_tuned(&self, timeout: Duration) -> bool {
+        self.wait_for(timeout, |s| {
+            s.phase == Phase::Ready
+                && matches!(s.tuning_state, TuningState::NotNeeded | TuningState::Done)
+        })
+    }
+
     /// Wait until no engine is waiting or building.
     pub fn wait_engines(&self, timeout: Duration) -> bool {
         self.wait_for(timeout, |s| {
@@ -250,11 +273,7 @@ impl Shared {
 
     fn device_identity(&self) -> DeviceIdentity {
         if let Some(f) = &self.config.fake {
-            return DeviceIdentity {
-                gpu: Some(f.gpu()),
-                gpu_error: None,
-                tensorrt: None,
-            };
+            return DeviceIdentity::simulated(f.gpu());
         }
         let end = child::run(
             &self.config.launcher,
@@ -287,6 +306,7 @@ impl Shared {
                 engine_failures: Vec::new(),
             });
             s.phase = Phase::Ready;
+            s.tuning_state = TuningState::NotNeeded;
             self.notify();
             return;
         }
@@ -324,6 +344,7 @@ impl Shared {
             }
         };
         let plan = self.engine_plan(&file);
+        let tune_inputs = self.needs_tuning(&file).then(|| file.inputs.clone());
         {
             let mut s = lock(&self.state);
             s.ladder = ladder;
@@ -335,9 +356,81 @@ impl Shared {
             s.cache_error = write_error;
             s.engines = plan;
             s.phase = Phase::Ready;
+            if tune_inputs.is_none() {
+                s.tuning_state = TuningState::NotNeeded;
+            }
         }
         self.notify();
+        if let Some(inputs) = tune_inputs {
+            self.tune(&inputs);
+        }
         self.build_engines();
+    }
+
+    /// The CPU floor serves (chosen, or forced): its sessions are worth tuning. A GPU rung's
+    /// sessions leave the CPU to feed the device, and its engine builds want the cores.
+    fn needs_tuning(&self, file: &CacheFile) -> bool {
+        let forced_cpu = lock(&self.state)
+            .forced
+            .is_some_and(|o| o.rung == Rung::OrtCpu);
+        self.runtime.kind == RuntimeKind::OnnxRuntime
+            && (file.probe.selected == Rung::OrtCpu || forced_cpu)
+    }
+
+    /// Measure each verified model's session settings that the tuning file does not already
+    /// hold for these inputs, publishing each as it lands (jobs started before it get the
+    /// untuned default).
+    fn tune(&self, inputs: &ProbeInputs) {
+        let dir = &self.config.inference_dir;
+        let loaded = tune::load(dir);
+        let tuner = Tuner {
+            launcher: &self.config.launcher,
+            models_dir: self.store.dir(),
+            runtime: inputs.runtime.clone(),
+            cpu: inputs.device.cpu.clone(),
+            threads: self.config.tune_threads.clone(),
+            limit: self.config.probe_limit,
+            stop: &self.stop,
+        };
+        {
+            let mut s = lock(&self.state);
+            s.tuning_notes = loaded
+                .dropped
+                .iter()
+                .map(|d| format!("measured again: {d}"))
+                .collect();
+        }
+        let mut entries: Vec<TunedModel> = Vec::new();
+        let mut measured_any = false;
+        for model in inputs.models.iter().filter(|m| m.verified) {
+            let key = tuner.key(model);
+            let entry = match loaded.entries.iter().find(|e| e.key == key) {
+                Some(known) => known.clone(),
+                None => {
+                    lock(&self.state).tuning_state = TuningState::Measuring {
+                        model_id: model.model_id.clone(),
+                    };
+                    self.notify();
+                    let Some(fresh) = tuner.measure(model) else {
+                        return;
+                    };
+                    measured_any = true;
+                    fresh
+                }
+            };
+            entries.push(entry);
+            lock(&self.state).tuning = entries.clone();
+            self.notify();
+        }
+        let write_error = (measured_any || !loaded.dropped.is_empty())
+            .then(|| tune::store(dir, &entries).err())
+            .flatten()
+            .map(|e| format!("{e}: {}", tune::path_in(dir).display()));
+        let mut s = lock(&self.state);
+        s.tuning_notes.extend(write_error);
+        s.tuning_state = TuningState::Done;
+        drop(s);
+        self.notify();
     }
 
     fn inputs(&self, device: DeviceIdentity, platform: Platform) -> ProbeInputs {
@@ -563,11 +656,17 @@ impl Shared {
 
     fn placement(&self, s: &State, model_id: &str, role: Role) -> Placement {
         let (rung, _) = self.serving(s);
+        let tuned = s
+            .tuning
+            .iter()
+            .find(|t| t.key.model_id == model_id)
+            .map(|t| t.chosen);
         let with = |rung: Rung, engine_dir: Option<PathBuf>| Placement {
             rung,
             precision: precision_for(rung, role),
             engine_dir,
             workspace_mb: self.config.workspace_mb,
+            session: tuned.filter(|_| rung == Rung::OrtCpu),
         };
         if !rung.compiles() {
             return with(rung, None);

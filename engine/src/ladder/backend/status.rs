@@ -11,6 +11,7 @@ use crate::ladder::cache::{self, CacheMiss};
 use crate::ladder::device::ProbeInputs;
 use crate::ladder::engines::EngineSpec;
 use crate::ladder::probe::{ProbeResult, RungOutcome, RungState};
+use crate::ladder::tune::{self, TunedModel};
 use crate::rungs::{Platform, Rung};
 use crate::runtime::RuntimeKind;
 use crate::settings::Override;
@@ -22,6 +23,20 @@ pub enum Phase {
     Probing,
     /// The probe's answer is in (engines may still be building).
     Ready,
+}
+
+/// Where the session tuning is (it runs after the probe, on the backend's thread).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum TuningState {
+    /// The probe has not reported yet.
+    Pending,
+    /// The CPU floor does not serve (a GPU rung does, or the process runs on tract).
+    NotNeeded,
+    /// Timing this model's settings in a worker.
+    Measuring { model_id: String },
+    /// Every installed model has its settings (measured now or read from the file).
+    Done,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +88,12 @@ pub struct BackendStatus {
     pub cache_error: Option<String>,
     pub engines: Vec<EngineStatus>,
     pub inputs: Option<ProbeInputs>,
+    pub tuning_state: TuningState,
+    /// Each model's session settings on the CPU floor and the timings behind them.
+    pub tuning: Vec<TunedModel>,
+    pub tuning_file: PathBuf,
+    /// Entries measured again because they were unreadable; a file that could not be written.
+    pub tuning_notes: Vec<String>,
 }
 
 impl Shared {
@@ -124,6 +145,10 @@ impl Shared {
             cache_error: s.cache_error.clone(),
             engines: s.engines.clone(),
             inputs: s.inputs.clone(),
+            tuning_state: s.tuning_state.clone(),
+            tuning: s.tuning.clone(),
+            tuning_file: tune::path_in(&self.config.inference_dir),
+            tuning_notes: s.tuning_notes.clone(),
         }
     }
 
