@@ -14,7 +14,7 @@ use crate::error::EngineError;
 use crate::fake;
 use crate::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
-use crate::settings::{BackendSettings, threads_for};
+use crate::settings::{BackendSettings, explicit_threads, threads_for};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
 use crate::tuning::{OptLevel, SessionSettings};
 
@@ -32,7 +32,10 @@ pub struct Sessions {
     runtime: &'static RuntimeOutcome,
     env: ort::environment::Environment,
     store: ModelStore,
+    /// Threads for an untuned session.
     threads: usize,
+    /// Threads a person set (`DARKROOM_THREADS`, Settings): they win over a measured count.
+    explicit_threads: Option<usize>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -100,11 +103,17 @@ impl Sessions {
         threads: usize,
     ) -> Result<Self, EngineError> {
         let env = shared_environment()?;
+        // Read once here, as `default_threads` is: a change in Settings applies to sessions
+        // made after it is saved.
+        let explicit_threads = crate::paths::inference_dir()
+            .and_then(|dir| BackendSettings::load(&dir).ok())
+            .and_then(|settings| explicit_threads(&settings));
         Ok(Sessions {
             runtime,
             env,
             store,
             threads: threads.max(1),
+            explicit_threads,
         })
     }
 
@@ -154,7 +163,7 @@ impl Sessions {
             session: Some(settings),
             ..Placement::floor(self.runtime.kind)
         };
-        self.build(&model, &placement)
+        self.build(&model, &placement, settings)
     }
 
     /// A session for `model_id` on `placement`: the rung's provider registered so that a
@@ -175,15 +184,22 @@ impl Sessions {
             });
         }
         let model = self.store.load(model_id)?;
-        self.build(&model, placement)
+        self.build(&model, placement, self.settings_for(placement))
     }
 
-    /// The settings a session on `placement` is built with.
+    /// The settings a session on `placement` is built with: the measured ones, except that a
+    /// thread count a person set wins over the measured count.
     fn settings_for(&self, placement: &Placement) -> SessionSettings {
         match placement.rung {
-            Rung::OrtCpu => placement
-                .session
-                .unwrap_or_else(|| SessionSettings::untuned(self.threads)),
+            Rung::OrtCpu => {
+                let mut s = placement
+                    .session
+                    .unwrap_or_else(|| SessionSettings::untuned(self.threads));
+                if let Some(n) = self.explicit_threads {
+                    s.threads = n.max(1);
+                }
+                s
+            }
             // A GPU rung's CPU side only feeds the device.
             _ => SessionSettings::untuned(1),
         }
@@ -193,8 +209,8 @@ impl Sessions {
         &self,
         model: &VerifiedModel,
         placement: &Placement,
+        settings: SessionSettings,
     ) -> Result<ModelSession, EngineError> {
-        let settings = self.settings_for(placement);
         let id = model.card.model_id();
         let invalid = |e: ort::Error<_>| EngineError::ModelInvalid {
             model_id: id.clone(),
@@ -320,11 +336,11 @@ impl Sessions {
                 model_id: model_id.to_owned(),
             });
         }
-        let check = Placement {
-            session: Some(SessionSettings::untuned(1)),
-            ..Placement::floor(self.runtime.kind)
-        };
-        self.build(&candidate, &check)?;
+        self.build(
+            &candidate,
+            &Placement::floor(self.runtime.kind),
+            SessionSettings::untuned(1),
+        )?;
         let path = self.store.install(
             &card,
             &candidate.bytes,

@@ -178,7 +178,9 @@ fn a_gpu_that_beats_the_floor_is_selected_and_builds_engines_smallest_first() {
         "CUDA failed, so the CPU serves while engines build"
     );
     let engines = ladder["engines"].as_array().expect("engines");
-    assert_eq!(engines.len(), 3, "{ladder:#}");
+    // One engine per installed model.
+    let models = installed_models();
+    assert_eq!(engines.len(), models, "{ladder:#}");
     let sizes: Vec<u64> = engines
         .iter()
         .map(|e| e["size"].as_u64().expect("size"))
@@ -218,11 +220,14 @@ fn a_gpu_that_beats_the_floor_is_selected_and_builds_engines_smallest_first() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("Preparing GPU engines · 0 of 3"),
+        stderr.contains(&format!("Preparing GPU engines · 0 of {models}")),
         "{stderr}"
     );
     assert!(
-        stderr.contains("Preparing GPU engines · 2 of 3"),
+        stderr.contains(&format!(
+            "Preparing GPU engines · {} of {models}",
+            models - 1
+        )),
         "{stderr}"
     );
     // CUDA's failure is below the selected rung, so the line has nothing to explain.

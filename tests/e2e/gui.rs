@@ -317,7 +317,7 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
         "the arrow went to the field, not the grid"
     );
     h.get_by_label(
-        "ONNX Runtime's threads per model; tract always uses one. Takes effect at the next start.",
+        "Automatic: measured per model on this CPU. tract uses one. Takes effect at the next start.",
     );
 
     // The workspace cap, then the override: each save keeps the others.
@@ -464,27 +464,9 @@ pub(crate) fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, Dark
 
 /// The set-up `live_harness` builds the window from.
 pub(crate) fn live_setup(dir: &Path, folder: PathBuf) -> Setup {
-    use darkroom_engine::ladder::Launcher;
-    use darkroom_engine::{Backend, BackendConfig, CardSet, ModelStore};
+    use darkroom_engine::{Backend, CardSet, ModelStore};
     let rt = in_process_runtime();
-    let config = BackendConfig {
-        inference_dir: dir.join("inference"),
-        launcher: Launcher {
-            program: env!("CARGO_BIN_EXE_darkroom").into(),
-            prefix: vec!["ladder-worker".into()],
-            env: vec![(
-                "DARKROOM_ORT_LIB".into(),
-                ort_lib().to_string_lossy().into_owned(),
-            )],
-        },
-        reprobe: false,
-        forced: None,
-        probe_limit: Duration::from_secs(120),
-        engine_limit: Duration::from_secs(120),
-        workspace_mb: 512,
-        fake: None,
-        tune_threads: vec![1],
-    };
+    let config = crate::support::live_config(&dir.join("inference"), vec![1]);
     let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
     let backend = Backend::start(rt, store, config);
     let mut setup = setup(dir, Some(folder), StatusSource::Live(backend));

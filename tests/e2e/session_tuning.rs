@@ -5,39 +5,21 @@
 use std::path::Path;
 use std::time::Duration;
 
-use darkroom_engine::ladder::Launcher;
 use darkroom_engine::ladder::backend::TuningState;
 use darkroom_engine::ladder::device::CpuIdentity;
 use darkroom_engine::ladder::tune::{self, TunedModel};
-use darkroom_engine::{Backend, BackendConfig, CardSet, ModelStore, Rung, tuning};
+use darkroom_engine::{Backend, CardSet, ModelStore, Rung, tuning};
 
-use crate::support::{in_process_runtime, models, ort_lib};
-
-fn config(inference: &Path) -> BackendConfig {
-    BackendConfig {
-        inference_dir: inference.to_path_buf(),
-        launcher: Launcher {
-            program: env!("CARGO_BIN_EXE_darkroom").into(),
-            prefix: vec!["ladder-worker".into()],
-            env: vec![(
-                "DARKROOM_ORT_LIB".into(),
-                ort_lib().to_string_lossy().into_owned(),
-            )],
-        },
-        reprobe: false,
-        forced: None,
-        probe_limit: Duration::from_secs(120),
-        engine_limit: Duration::from_secs(120),
-        workspace_mb: 512,
-        fake: None,
-        tune_threads: vec![1, 2],
-    }
-}
+use crate::support::{in_process_runtime, live_config, models};
 
 /// Start a backend, wait for its tuning, and return what it tuned (then stop it).
 fn tuned(inference: &Path) -> (Vec<TunedModel>, Vec<String>) {
     let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
-    let backend = Backend::start(in_process_runtime(), store, config(inference));
+    let backend = Backend::start(
+        in_process_runtime(),
+        store,
+        live_config(inference, vec![1, 2]),
+    );
     assert!(
         backend.wait_tuned(Duration::from_secs(300)),
         "tuning did not finish: {:?}",

@@ -122,3 +122,39 @@ pub fn in_process_runtime() -> &'static darkroom_engine::RuntimeOutcome {
     assert_eq!(rt.version, "1.31.1", "{}", rt.summary());
     rt
 }
+
+/// A backend set-up on the real runtime whose workers are the real binary, as the app makes
+/// it; the session tuning measures `tune_threads`.
+pub fn live_config(
+    inference_dir: &Path,
+    tune_threads: Vec<usize>,
+) -> darkroom_engine::BackendConfig {
+    darkroom_engine::BackendConfig {
+        inference_dir: inference_dir.to_path_buf(),
+        launcher: darkroom_engine::ladder::Launcher {
+            program: env!("CARGO_BIN_EXE_darkroom").into(),
+            prefix: vec!["ladder-worker".into()],
+            env: vec![(
+                "DARKROOM_ORT_LIB".into(),
+                ort_lib().to_string_lossy().into_owned(),
+            )],
+        },
+        reprobe: false,
+        forced: None,
+        probe_limit: std::time::Duration::from_secs(120),
+        engine_limit: std::time::Duration::from_secs(120),
+        workspace_mb: 512,
+        fake: None,
+        tune_threads,
+    }
+}
+
+/// How many of the built-in cards have their file in the fixture models dir (one engine, one
+/// tuning each).
+pub fn installed_models() -> usize {
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    cards
+        .iter()
+        .filter(|c| models().join(&c.file).is_file())
+        .count()
+}

@@ -309,8 +309,11 @@ pub fn run(
     let image = image
         .or_else(|| default_image(&models))
         .context("no photo to benchmark on: pass --image PHOTO")?;
-    // The grid the session tuning measures on this machine, at the bench's run count.
-    let grid = tuning::grid(&tuning::thread_grid(None));
+    // Every thread count up to the machine's cores (to see what more threads would give), and
+    // the tuning's rule applied within the job's budget, as the tuning applies it.
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    let grid = tuning::grid(&tuning::thread_candidates(cores));
+    let budget = tuning::thread_budget();
     let tract = spawn_worker(&models, &image, runs, &[SessionSettings::untuned(1)], true)?;
     let ort = spawn_worker(&models, &image, runs, &grid, false)?;
     if ort.iter().any(|c| c.runtime.starts_with("tract")) {
@@ -336,7 +339,11 @@ pub fn run(
     for c in &configs {
         header.push_str(&format!("{:>18}", label(c)));
     }
-    header.push_str(&format!("{:>24}{:>14}", "tuned (rule)", "tract/tuned"));
+    header.push_str(&format!(
+        "{:>24}{:>14}",
+        format!("tuned (≤{budget} threads)"),
+        "tract/tuned"
+    ));
     println!("{header}");
     for (i, m) in configs[0].models.iter().enumerate() {
         let mut row = format!("{:<20}", m.model_id);
@@ -351,7 +358,7 @@ pub fn run(
         let measured: Vec<Measured> = ort
             .iter()
             .filter_map(|c| {
-                let s = c.settings?;
+                let s = c.settings.filter(|s| s.threads <= budget)?;
                 Some(Measured::new(s, 0.0, vec![c.models[i].session.median_ms]))
             })
             .collect();

@@ -261,7 +261,7 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                     range: 1..=max_threads() as u64,
                     suffix: "",
                     speed: 1.0,
-                    note: "ONNX Runtime's threads per model; tract always uses one.",
+                    note: "Automatic: measured per model on this CPU. tract uses one.",
                 };
                 if let Some(KnobChange(v)) = threads.show(ui) {
                     change = Some(SettingsChange::Threads(v.map(|n| n as usize)));
