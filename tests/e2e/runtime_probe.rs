@@ -180,6 +180,17 @@ fn without_a_gpu_the_ladder_is_the_cpu_then_tract_and_says_what_it_asked() {
         models.contains(&"scrfd_2.5g") && models.contains(&"fr_feature"),
         "{models:?}"
     );
+    // The report waited for the session tuning: every model's chosen settings and the timings
+    // behind them, on this machine's CPU.
+    assert_eq!(ladder["tuning_state"]["state"], "done", "{ladder:#}");
+    let tuned = ladder["tuning"].as_array().expect("tuning");
+    assert_eq!(tuned.len(), models.len(), "{ladder:#}");
+    for t in tuned {
+        assert!(t["chosen"]["threads"].as_u64() >= Some(1), "{t:#}");
+        assert!(!t["measured"].as_array().expect("measured").is_empty());
+        assert_eq!(t["key"]["cpu"], ladder["inputs"]["device"]["cpu"]);
+    }
+    assert!(data.path().join("inference/session-tuning.json").is_file());
 }
 
 #[test]
@@ -196,4 +207,6 @@ fn on_tract_the_line_is_the_runtime_summary_and_nothing_is_probed() {
         !data.path().join("inference/probe.json").exists(),
         "no cache for tract"
     );
+    assert_eq!(ladder["tuning_state"]["state"], "not_needed");
+    assert!(!data.path().join("inference/session-tuning.json").exists());
 }
