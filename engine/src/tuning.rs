@@ -1,8 +1,8 @@
 //! A session's settings on the CPU floor (graph optimisation level × intra-op threads) and the
 //! rule that picks them from measurements. The best level depends on the model *and* the CPU
 //! (one CPU ran an embedder 3× slower at the highest level, and a detector 1.7× faster), so
-//! nothing here guesses: the ladder times a small grid in a worker process
-//! ([`crate::ladder::tune`]) and [`choose`] ranks what it measured. A leaf: placements carry
+//! nothing here guesses: the ladder times a small grid in a worker process (its `tune`
+//! module) and [`choose`] ranks what it measured. A leaf: placements carry
 //! the result and the sessions apply it.
 
 use serde::{Deserialize, Serialize};

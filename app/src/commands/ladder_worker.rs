@@ -6,7 +6,8 @@ use std::process::ExitCode;
 
 use darkroom_engine::ladder::child::{REPORTED_ERROR, WorkerError};
 use darkroom_engine::ladder::fake;
-use darkroom_engine::ladder::probe::{self, WorkerRequest};
+use darkroom_engine::ladder::probe;
+use darkroom_engine::ladder::worker::WorkerRequest;
 use darkroom_engine::{CardSet, ModelStore, Sessions};
 
 use crate::services;

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::child::{self, ChildEnd, Launcher};
 use super::device::{DeviceIdentity, ModelStamp};
-use super::probe::{WorkerRequest, encode};
+use super::worker::{WorkerRequest, encode};
 use crate::rungs::{Precision, Rung, precision_for};
 use crate::store::{ModelStore, sha256_hex, write_atomically};
 

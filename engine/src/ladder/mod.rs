@@ -14,6 +14,7 @@ pub mod device;
 pub mod engines;
 pub mod probe;
 pub mod tune;
+pub mod worker;
 
 pub use backend::{
     Backend, BackendConfig, BackendSettings, BackendStatus, JobPin, Override, OverrideSource,

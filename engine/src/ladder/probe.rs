@@ -2,7 +2,6 @@
 //! it, each in its own worker process; a rung is taken only if its median beats the floor's.
 //! A provider that silently hands the graph to the CPU is slower than the floor and loses.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -10,14 +9,14 @@ use serde::{Deserialize, Serialize};
 
 use super::child::{self, ChildEnd, Launcher};
 use super::device::DeviceIdentity;
+use super::worker::{WorkerRequest, encode, fixed_input};
 use crate::cards::Role;
 use crate::error::EngineError;
 use crate::fake::FakeGpu;
-use crate::rungs::{Placement, Precision, Rung, precision_for};
+use crate::rungs::{Placement, Rung, precision_for};
 use crate::runtime::{RuntimeKind, RuntimeOutcome};
 use crate::sessions::Sessions;
 use crate::store::ModelStore;
-use crate::tuning::SessionSettings;
 
 /// Runs timed after the warm-up run.
 pub const TIMED_RUNS: usize = 3;
@@ -72,49 +71,6 @@ pub struct ProbeResult {
     pub selected: Rung,
     /// For a compiling selected rung, the rung that serves until its engines land.
     pub fallback: Option<Rung>,
-}
-
-/// What a worker is asked to do.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "task", rename_all = "snake_case")]
-pub enum WorkerRequest {
-    /// Report the [`DeviceIdentity`].
-    Identity,
-    /// Build a session for `model_id` on `rung` and time it.
-    Time {
-        rung: Rung,
-        models: PathBuf,
-        model_id: String,
-        workspace_mb: u64,
-    },
-    /// Time `model_id` on the CPU floor under each of `grid`'s settings (see [`super::tune`]).
-    Tune {
-        models: PathBuf,
-        model_id: String,
-        grid: Vec<SessionSettings>,
-        runs: usize,
-    },
-    /// Build `model_id`'s engine for `rung` into `out`.
-    Engine {
-        rung: Rung,
-        models: PathBuf,
-        model_id: String,
-        precision: Precision,
-        out: PathBuf,
-        workspace_mb: u64,
-    },
-}
-
-impl WorkerRequest {
-    /// The models folder the worker opens sessions from (None: it needs no runtime).
-    pub fn models(&self) -> Option<&Path> {
-        match self {
-            WorkerRequest::Identity => None,
-            WorkerRequest::Time { models, .. }
-            | WorkerRequest::Tune { models, .. }
-            | WorkerRequest::Engine { models, .. } => Some(models),
-        }
-    }
 }
 
 /// The smallest installed detector: the model the ladder is timed on.
@@ -295,24 +251,6 @@ impl Walk<'_> {
             fallback,
         }
     }
-}
-
-/// A request as one command-line argument.
-pub fn encode(request: &WorkerRequest) -> String {
-    serde_json::to_string(request).unwrap_or_default()
-}
-
-/// A fixed, non-degenerate input: the same bytes on every rung and every run.
-pub(crate) fn fixed_input(len: usize) -> Vec<f32> {
-    let mut state = 0x2545_f491_u32;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
-        })
-        .collect()
 }
 
 fn role_of(sessions: &Sessions, model_id: &str) -> Result<Role, String> {

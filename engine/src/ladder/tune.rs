@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::child::{self, ChildEnd, Launcher};
 use super::device::{CpuIdentity, ModelStamp, RuntimeIdentity};
-use super::probe::{self, WorkerRequest};
+use super::worker::{self, WorkerRequest};
 use crate::sessions::Sessions;
 use crate::store::write_atomically;
 use crate::tuning::{self, Measured, SessionSettings};
@@ -174,7 +174,7 @@ impl Tuner<'_> {
         };
         let end = child::run(
             self.launcher,
-            &[probe::encode(&request)],
+            &[worker::encode(&request)],
             self.limit,
             self.stop,
         );
@@ -238,7 +238,7 @@ pub fn serve(
         };
         let build_ms = ms(started);
         if input.is_empty() {
-            input = probe::fixed_input(session.input_shape().iter().product());
+            input = worker::fixed_input(session.input_shape().iter().product());
         }
         let mut times = Vec::with_capacity(runs);
         if session.run(&input).is_ok() {

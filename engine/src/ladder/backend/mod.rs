@@ -13,8 +13,9 @@ use super::cache::{self, CacheFile, CacheMiss, EngineFailure};
 use super::child::{self, ChildEnd, Launcher};
 use super::device::{self, DeviceIdentity, ProbeInputs, RuntimeIdentity};
 use super::engines::{self, EngineDir, EngineSpec};
-use super::probe::{self, ProbeResult, RungState, Walk, WorkerRequest};
+use super::probe::{ProbeResult, RungState, Walk};
 use super::tune::{self, TunedModel, Tuner};
+use super::worker::{self, WorkerRequest};
 use crate::cards::Role;
 use crate::error::EngineError;
 use crate::fake::{self, FakeGpu};
@@ -277,7 +278,7 @@ impl Shared {
         }
         let end = child::run(
             &self.config.launcher,
-            &[probe::encode(&WorkerRequest::Identity)],
+            &[worker::encode(&WorkerRequest::Identity)],
             self.config.probe_limit,
             &self.stop,
         );
