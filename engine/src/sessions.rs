@@ -14,7 +14,7 @@ use crate::error::EngineError;
 use crate::fake;
 use crate::rungs::{Placement, Precision, Rung};
 use crate::runtime::{self, RuntimeKind, RuntimeOutcome};
-use crate::settings::{BackendSettings, explicit_threads, threads_for};
+use crate::settings::{BackendSettings, threads_for};
 use crate::store::{ModelStore, VerifiedModel, sha256_hex};
 use crate::tuning::{OptLevel, SessionSettings};
 
@@ -34,8 +34,6 @@ pub struct Sessions {
     store: ModelStore,
     /// Threads for an untuned session.
     threads: usize,
-    /// Threads a person set (`DARKROOM_THREADS`, Settings): they win over a measured count.
-    explicit_threads: Option<usize>,
 }
 
 impl std::fmt::Debug for Sessions {
@@ -103,17 +101,11 @@ impl Sessions {
         threads: usize,
     ) -> Result<Self, EngineError> {
         let env = shared_environment()?;
-        // Read once here, as `default_threads` is: a change in Settings applies to sessions
-        // made after it is saved.
-        let explicit_threads = crate::paths::inference_dir()
-            .and_then(|dir| BackendSettings::load(&dir).ok())
-            .and_then(|settings| explicit_threads(&settings));
         Ok(Sessions {
             runtime,
             env,
             store,
             threads: threads.max(1),
-            explicit_threads,
         })
     }
 
@@ -187,19 +179,13 @@ impl Sessions {
         self.build(&model, placement, self.settings_for(placement))
     }
 
-    /// The settings a session on `placement` is built with: the measured ones, except that a
-    /// thread count a person set wins over the measured count.
+    /// The settings a session on `placement` is built with: the measured ones (a thread count
+    /// a person set is the only one the tuning measures, so it wins there), else untuned.
     fn settings_for(&self, placement: &Placement) -> SessionSettings {
         match placement.rung {
-            Rung::OrtCpu => {
-                let mut s = placement
-                    .session
-                    .unwrap_or_else(|| SessionSettings::untuned(self.threads));
-                if let Some(n) = self.explicit_threads {
-                    s.threads = n.max(1);
-                }
-                s
-            }
+            Rung::OrtCpu => placement
+                .session
+                .unwrap_or_else(|| SessionSettings::untuned(self.threads)),
             // A GPU rung's CPU side only feeds the device.
             _ => SessionSettings::untuned(1),
         }

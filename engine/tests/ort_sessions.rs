@@ -112,6 +112,20 @@ fn batched_embeddings_agree_with_single_face_runs() {
     let mut single = open("fr_feature");
     assert!(batched.batches(), "fr_feature_batched's batch is free");
     assert!(!single.batches(), "fr_feature's batch is 1");
+    // One run of three samples gives three embeddings on the free-batch model and is refused,
+    // in words, on the fixed one.
+    let one: usize = 3 * 112 * 112;
+    let three = vec![0.25f32; 3 * one];
+    let mut free = sessions
+        .open("fr_feature_batched", Role::Embedder)
+        .expect("embedder");
+    let out = free.run_batch(3, &three).expect("a batch of 3");
+    assert_eq!(out[0].shape, vec![3, 512]);
+    let mut fixed = sessions
+        .open("fr_feature", Role::Embedder)
+        .expect("embedder");
+    let err = fixed.run_batch(3, &three).expect_err("batch 1 only");
+    assert!(err.to_string().contains("one sample a run"), "{err}");
     let mut det = FaceDetector::new(
         sessions
             .open("scrfd_2.5g", Role::Detector)

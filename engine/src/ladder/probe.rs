@@ -332,12 +332,10 @@ pub fn serve(
                 }
                 runs_ms.push(ms(t));
             }
-            let mut sorted = runs_ms.clone();
-            sorted.sort_by(f64::total_cmp);
             let timing = Timing {
                 build_ms,
                 first_run_ms,
-                median_ms: sorted[sorted.len() / 2],
+                median_ms: crate::tuning::median(&runs_ms),
                 runs_ms,
             };
             serde_json::to_string(&timing).map_err(|e| e.to_string())
