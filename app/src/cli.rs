@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::bench;
-use crate::commands::{backend, decide, faces, index, ladder_worker, models, probe};
+use crate::commands::{backend, decide, faces, index, ladder_worker, models, parity, probe};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -50,6 +50,9 @@ pub enum Command {
         #[command(subcommand)]
         command: models::Args,
     },
+    /// The release gate: a derived model form against its reference on real photographs
+    /// (same detections per size band, or embeddings by cosine); fails closed.
+    Parity(parity::Args),
     /// Time every installed model on tract, ONNX Runtime 1 thread and all threads.
     Bench(bench::inference::Args),
     /// Thumbnail throughput against vipsthumbnail on a folder of JPEGs (docs/PERFORMANCE.md).
@@ -65,6 +68,8 @@ pub enum Command {
     #[command(hide = true)]
     BenchIndexWorker {
         dir: PathBuf,
+        #[arg(long)]
+        detector: Option<String>,
         #[arg(long)]
         embedder: Option<String>,
     },
@@ -85,12 +90,17 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Index(args) => index::run(args),
         Command::Decide(args) => decide::run(args),
         Command::Models { command } => models::run(command),
+        Command::Parity(args) => parity::run(args),
         Command::Bench(args) => bench::inference::main(args),
         Command::BenchThumbs(args) => bench::thumbs::main(args),
         Command::BenchFirstFrame(args) => bench::first_frame::main(args),
         Command::BenchGrid(args) => bench::grid::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
-        Command::BenchIndexWorker { dir, embedder } => bench::index::worker(dir, embedder),
+        Command::BenchIndexWorker {
+            dir,
+            detector,
+            embedder,
+        } => bench::index::worker(dir, detector, embedder),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

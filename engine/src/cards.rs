@@ -157,6 +157,11 @@ pub struct ModelCard {
     pub download: Option<String>,
     /// The file's name inside that download when the download is an archive.
     pub member: Option<String>,
+    /// The derived form (an id in `assets/model-forms.toml`) this file is, made by the release
+    /// tool: the card is offered only while a release record for that form, with this file's
+    /// hash and a passing verdict, is built in (`crate::releases`).
+    #[serde(default)]
+    pub form: Option<String>,
     pub input: InputSpec,
     pub output: OutputContract,
 }

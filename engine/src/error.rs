@@ -9,6 +9,9 @@ pub enum EngineError {
     #[error("model cards are invalid: {reason}: {origin}")]
     CardsInvalid { reason: String, origin: String },
 
+    #[error("model release records are invalid: {reason}: {origin}")]
+    ReleasesInvalid { reason: String, origin: String },
+
     #[error("no model card named {model_id}")]
     UnknownModel { model_id: String },
 

@@ -8,6 +8,7 @@ pub mod fake;
 pub mod image_io;
 pub mod ladder;
 pub mod paths;
+pub mod releases;
 pub mod role;
 pub mod rungs;
 pub mod runtime;

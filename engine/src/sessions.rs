@@ -290,6 +290,34 @@ impl Sessions {
         })
     }
 
+    /// A session for a file outside the store, held to `model_id`'s card's IO contract but
+    /// not to its pinned hash: the release tool's checks and the parity gate's candidates
+    /// (a file just made, whose hash the record is about to state). On the floor at `settings`.
+    pub fn open_file(
+        &self,
+        file: &Path,
+        model_id: &str,
+        settings: SessionSettings,
+    ) -> Result<ModelSession, EngineError> {
+        let card = self.store.cards().get(model_id)?.clone();
+        let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
+            model_id: model_id.to_owned(),
+            path: file.to_path_buf(),
+            source,
+        })?;
+        let model = VerifiedModel {
+            card,
+            path: file.to_path_buf(),
+            sha256: sha256_hex(&bytes),
+            bytes,
+        };
+        let placement = Placement {
+            session: Some(settings),
+            ..Placement::floor(self.runtime.kind)
+        };
+        self.build(&model, &placement, settings)
+    }
+
     /// Import a user-supplied file as `model_id`: hash it, build a session and check its IO
     /// against the card, then copy it into the store and record its hash. Nothing is written
     /// unless every check passes.

@@ -105,12 +105,17 @@ fn knobs() -> EngineKnobs {
 /// The detector tiers as a machine with the fixtures has them, plus a Fast one said to be
 /// installed so a switch can be tested (no index job here runs it).
 fn detector_choices() -> Vec<DetectorChoice> {
+    // Whether a derived form may be offered is the built-in release records' answer.
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    let releases = darkroom_engine::releases::ReleaseSet::builtin().expect("release records");
     DETECTOR_TIERS
         .iter()
-        .map(|&(tier, model_id)| DetectorChoice {
-            tier,
-            model_id,
-            installed: model_id != "scrfd_10g",
+        .map(|t| DetectorChoice {
+            tier: t.tier,
+            model_id: t.model_id,
+            installed: t.model_id != "scrfd_10g",
+            released: releases.passed(cards.get(t.model_id).expect("a card per tier")),
+            onnx_runtime_only: t.onnx_runtime_only,
         })
         .collect()
 }

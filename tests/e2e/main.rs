@@ -13,6 +13,7 @@ mod faces_cli;
 mod gui;
 mod gui_switch;
 mod index_cli;
+mod model_release;
 mod models_cli;
 mod runtime_probe;
 mod session_tuning;

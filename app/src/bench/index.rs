@@ -26,6 +26,10 @@ pub struct Args {
     /// is not.
     #[arg(long)]
     embedder: Vec<String>,
+    /// Detectors to run the ONNX Runtime passes with, each with every --embedder (default:
+    /// the job's pick); e.g. scrfd_2.5g and its int8 form scrfd_2.5g_i8, side by side.
+    #[arg(long)]
+    detector: Vec<String>,
     /// Skip the tract pass.
     #[arg(long)]
     no_tract: bool,
@@ -110,6 +114,7 @@ fn peak_rss_mib() -> Option<f64> {
 /// session tuning have reported; and each model's session settings, for the report.
 fn models(
     sessions: &darkroom_engine::Sessions,
+    detector: Option<String>,
     embedder: Option<String>,
 ) -> anyhow::Result<(Models, Vec<String>)> {
     let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
@@ -120,7 +125,7 @@ fn models(
         );
     }
     let pin = backend.pin();
-    let models = darkroom_index::open_models(sessions, &pin, None, embedder)?;
+    let models = darkroom_index::open_models(sessions, &pin, detector, embedder)?;
     let mut ids = vec![models.detector.model_id()];
     ids.extend(models.embedder.as_ref().map(FaceEmbedder::model_id));
     ids.extend(models.eyes.as_ref().map(EyeClassifier::model_id));
@@ -138,11 +143,15 @@ fn models(
 }
 
 /// In the child: the three measurements on this process's runtime.
-pub fn worker(dir: PathBuf, embedder: Option<String>) -> anyhow::Result<ExitCode> {
+pub fn worker(
+    dir: PathBuf,
+    detector: Option<String>,
+    embedder: Option<String>,
+) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
     let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
-    let (mut models, session_settings) = models(&sessions, embedder)?;
+    let (mut models, session_settings) = models(&sessions, detector, embedder)?;
     let decode_threads = crate::gui::num_threads();
 
     // Every file read once first, so no measurement pays for a cold page cache.
@@ -227,10 +236,18 @@ pub fn worker(dir: PathBuf, embedder: Option<String>) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-fn spawn(dir: &Path, tract: bool, embedder: Option<&str>) -> anyhow::Result<RuntimeResult> {
+fn spawn(
+    dir: &Path,
+    tract: bool,
+    detector: Option<&str>,
+    embedder: Option<&str>,
+) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
     cmd.arg("bench-index-worker").arg(dir);
+    if let Some(id) = detector {
+        cmd.arg("--detector").arg(id);
+    }
     if let Some(id) = embedder {
         cmd.arg("--embedder").arg(id);
     }
@@ -245,14 +262,28 @@ fn spawn(dir: &Path, tract: bool, embedder: Option<&str>) -> anyhow::Result<Runt
 pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     let dir = a.dir;
     let mut results = Vec::new();
+    fn first(v: &[String]) -> Option<&str> {
+        v.first().map(String::as_str)
+    }
     if !a.no_tract {
-        results.push(spawn(&dir, true, a.embedder.first().map(String::as_str))?);
+        results.push(spawn(&dir, true, first(&a.detector), first(&a.embedder))?);
     }
-    if a.embedder.is_empty() {
-        results.push(spawn(&dir, false, None)?);
-    }
-    for id in &a.embedder {
-        results.push(spawn(&dir, false, Some(id))?);
+    let or_default = |v: &[String]| -> Vec<Option<String>> {
+        if v.is_empty() {
+            vec![None]
+        } else {
+            v.iter().cloned().map(Some).collect()
+        }
+    };
+    for detector in or_default(&a.detector) {
+        for embedder in or_default(&a.embedder) {
+            results.push(spawn(
+                &dir,
+                false,
+                detector.as_deref(),
+                embedder.as_deref(),
+            )?);
+        }
     }
     let peer = match &a.peer_python {
         Some(py) => {

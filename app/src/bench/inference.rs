@@ -375,6 +375,27 @@ pub fn run(
         }
         println!("{row}");
     }
+    // A derived numeric form against its f32 source, setting by setting, from the same run.
+    let ids: Vec<&str> = configs[0].models.iter().map(|m| m.model_id.as_str()).collect();
+    for (i, id) in ids.iter().enumerate() {
+        let Some(f32_id) = id.strip_suffix("_i8") else {
+            continue;
+        };
+        let Some(j) = ids.iter().position(|x| *x == f32_id) else {
+            continue;
+        };
+        let mut row = format!("{:<20}", format!("{id} / {f32_id}"));
+        for c in &configs {
+            row.push_str(&format!(
+                "{:>18}",
+                format!(
+                    "{:.2}x",
+                    c.models[i].session.median_ms / c.models[j].session.median_ms
+                )
+            ));
+        }
+        println!("{row}");
+    }
     println!();
     for c in &configs {
         if let Some(p) = &c.pipeline {

@@ -7,4 +7,5 @@ pub mod faces;
 pub mod index;
 pub mod ladder_worker;
 pub mod models;
+pub mod parity;
 pub mod probe;

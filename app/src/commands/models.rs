@@ -26,6 +26,20 @@ pub enum Args {
         #[arg(long)]
         models: Option<PathBuf>,
     },
+    /// Build a session for a model file on this process's runtime, check its IO against a
+    /// card and run it once, without installing it (the release tool's check of what it made;
+    /// DARKROOM_RUNTIME=tract checks it on tract). The file's own hash is reported, not held
+    /// to the card's.
+    Check {
+        file: PathBuf,
+        /// The card whose IO contract the file must meet (e.g. scrfd_2.5g_i8).
+        #[arg(long = "as")]
+        as_model: String,
+        #[arg(long)]
+        models: Option<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Download models from their upstream (or a mirror), verify size and sha256, install.
     /// Without --accept-licence it prints each licence and fetches nothing.
     Fetch {
@@ -126,6 +140,12 @@ pub fn run(command: Args) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        Args::Check {
+            file,
+            as_model,
+            models,
+            json,
+        } => check(&file, &as_model, models, json),
         Args::Fetch {
             model_ids,
             accept_licence,
@@ -166,6 +186,59 @@ pub fn run(command: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+#[derive(Serialize)]
+struct Checked {
+    file: PathBuf,
+    model_id: String,
+    sha256: String,
+    /// "onnxruntime" or "tract".
+    runtime_kind: &'static str,
+    runtime: String,
+    input_shape: Vec<usize>,
+    outputs: Vec<(String, Vec<usize>)>,
+}
+
+fn check(
+    file: &std::path::Path,
+    model_id: &str,
+    models: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let sessions = crate::services::sessions(models)?;
+    let mut session = sessions.open_file(
+        file,
+        model_id,
+        darkroom_engine::SessionSettings::untuned(1),
+    )?;
+    let shape = session.input_shape().to_vec();
+    let input = darkroom_engine::ladder::worker::fixed_input(shape.iter().product());
+    let outputs = session.run(&input)?;
+    let runtime = sessions.runtime();
+    let answer = Checked {
+        file: file.to_path_buf(),
+        model_id: model_id.to_owned(),
+        sha256: session.sha256.clone(),
+        runtime_kind: match runtime.kind {
+            darkroom_engine::RuntimeKind::OnnxRuntime => "onnxruntime",
+            darkroom_engine::RuntimeKind::Tract => "tract",
+        },
+        runtime: runtime.summary(),
+        input_shape: shape,
+        outputs: outputs.into_iter().map(|o| (o.name, o.shape)).collect(),
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&answer)?);
+    } else {
+        println!(
+            "meets {model_id}'s contract and runs on {} (sha256 {}): {}",
+            answer.runtime,
+            answer.sha256,
+            file.display()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn manager(

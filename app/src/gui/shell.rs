@@ -67,15 +67,20 @@ pub fn start_engine(
 /// The detector tiers and which are installed, looked up before the window opens.
 pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
     let cards = darkroom_engine::CardSet::builtin().ok();
+    let releases = darkroom_engine::releases::ReleaseSet::builtin().ok();
     DETECTOR_TIERS
         .iter()
-        .map(|&(tier, model_id)| DetectorChoice {
-            tier,
-            model_id,
-            installed: cards
-                .as_ref()
-                .and_then(|cards| cards.get(model_id).ok())
-                .is_some_and(|c| models.join(&c.file).is_file()),
+        .map(|t| {
+            let card = cards.as_ref().and_then(|cards| cards.get(t.model_id).ok());
+            DetectorChoice {
+                tier: t.tier,
+                model_id: t.model_id,
+                installed: card.is_some_and(|c| models.join(&c.file).is_file()),
+                released: card
+                    .zip(releases.as_ref())
+                    .is_some_and(|(c, r)| r.passed(c)),
+                onnx_runtime_only: t.onnx_runtime_only,
+            }
         })
         .collect()
 }

@@ -73,6 +73,13 @@ impl FaceDetector {
         self.decode(&outputs, &prepared)
     }
 
+    /// The scale the letterbox applies to a photo of this size: a face's size at the model's
+    /// input is its size in the photo times this.
+    pub fn prepare_scale(&self, width: u32, height: u32) -> f32 {
+        let (h, w) = self.session.card.input.hw();
+        (w as f32 / width as f32).min(h as f32 / height as f32)
+    }
+
     /// Letterbox and normalise (no inference).
     pub fn prepare(&self, img: &RgbImage) -> Prepared {
         let spec = &self.session.card.input;

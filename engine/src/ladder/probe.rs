@@ -73,11 +73,13 @@ pub struct ProbeResult {
     pub fallback: Option<Rung>,
 }
 
-/// The smallest installed detector: the model the ladder is timed on.
+/// The smallest installed f32 detector: the model the ladder is timed on. An int8 form is
+/// smaller, but its arithmetic is not what the compiling rungs build from.
 pub fn probe_model(store: &ModelStore) -> Option<String> {
     store
         .cards()
         .by_role(Role::Detector)
+        .filter(|c| c.numeric_form == crate::cards::NumericForm::F32)
         .filter_map(|c| {
             let size = std::fs::metadata(store.path_of(c)).ok()?.len();
             Some((size, c.model_id()))

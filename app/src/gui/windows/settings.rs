@@ -11,11 +11,37 @@ pub use crate::gui::intent::SettingsChange;
 
 use super::{AppWindow, Intent, WindowEnv, backend_line};
 
-/// The face detector choices, as data: a name for each SCRFD size.
-pub const DETECTOR_TIERS: &[(&str, &str)] = &[
-    ("Fast", "scrfd_500m"),
-    ("Balanced", "scrfd_2.5g"),
-    ("Thorough", "scrfd_10g"),
+/// A face detector choice, as data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DetectorTier {
+    pub tier: &'static str,
+    pub model_id: &'static str,
+    /// Offered only on ONNX Runtime: an int8 form, faster there and slower than f32 on tract.
+    pub onnx_runtime_only: bool,
+}
+
+/// The face detector choices: a name for each SCRFD size, and the int8 form of one.
+pub const DETECTOR_TIERS: &[DetectorTier] = &[
+    DetectorTier {
+        tier: "Fast",
+        model_id: "scrfd_500m",
+        onnx_runtime_only: false,
+    },
+    DetectorTier {
+        tier: "Balanced",
+        model_id: "scrfd_2.5g",
+        onnx_runtime_only: false,
+    },
+    DetectorTier {
+        tier: "Balanced, int8",
+        model_id: "scrfd_2.5g_i8",
+        onnx_runtime_only: true,
+    },
+    DetectorTier {
+        tier: "Thorough",
+        model_id: "scrfd_10g",
+        onnx_runtime_only: false,
+    },
 ];
 
 /// The default tier's detector.
@@ -29,12 +55,24 @@ pub struct IndexSettings<'a> {
     pub blurry_below: f32,
 }
 
-/// A detector tier and whether its model file is installed.
+/// A detector tier, whether its model file is installed, and whether it may be offered at
+/// all: a derived form only while its release record passed (`darkroom_engine::releases`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetectorChoice {
     pub tier: &'static str,
     pub model_id: &'static str,
     pub installed: bool,
+    pub released: bool,
+    pub onnx_runtime_only: bool,
+}
+
+impl DetectorChoice {
+    /// Whether Settings lists it on a process whose floor is `floor` (unknown until the
+    /// backend reports: then only what runs everywhere).
+    pub fn offered(&self, floor: Option<darkroom_engine::Rung>) -> bool {
+        self.released
+            && (!self.onnx_runtime_only || floor == Some(darkroom_engine::Rung::OrtCpu))
+    }
 }
 
 /// The engine's tunables as Settings shows them: what is saved, what this process runs with,
@@ -207,7 +245,8 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                 }
                 ui.label("Face detector");
                 ui.vertical(|ui| {
-                    for d in detectors {
+                    let floor = status.map(|s| s.floor);
+                    for d in detectors.iter().filter(|d| d.offered(floor) || detector == d.model_id) {
                         let text = format!("{} ({})", d.tier, d.model_id);
                         let r = ui
                             .add_enabled(

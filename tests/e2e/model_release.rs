@@ -1,0 +1,343 @@
+//! Model releases end to end: the release tool (`tools/release/release.py`, in its pinned venv)
+//! builds every form of `assets/model-forms.toml` it can from the fixtures, reports the rest
+//! as refused or blocked, and gates what it built with `darkroom parity` on the corpus's real
+//! photographs; the int8 detector it makes is byte for byte the one its committed release
+//! record names. The gate fails a detector calibrated without faces and one with other
+//! weights, and fails closed on a missing, changed or uncounted photo and an absent model.
+//! Indexing with the int8 detector writes its own model_id; the embedder stays f32.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::support::*;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The release tool's python, from the venv scripts/fetch-assets made (made here if absent).
+fn python() -> PathBuf {
+    let downloads = assets().join("downloads");
+    let out = Command::new(repo().join("tools/release/venv"))
+        .arg(downloads.join("venv-release"))
+        .arg(&downloads)
+        .output()
+        .expect("tools/release/venv runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// The tool with a clean environment: darkroom finds ONNX Runtime by DARKROOM_ORT_LIB, tract
+/// when the tool asks for it.
+fn release(data_dir: &Path) -> Command {
+    let mut cmd = Command::new(python());
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("DARKROOM_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.arg(repo().join("tools/release/release.py"))
+        .env("DARKROOM_DATA_DIR", data_dir)
+        .env("DARKROOM_ORT_LIB", ort_lib());
+    cmd
+}
+
+struct Built {
+    _dir: tempfile::TempDir,
+    out: PathBuf,
+    report: serde_json::Value,
+}
+
+/// One full build of every form, shared by the tests that read it.
+fn built() -> &'static Built {
+    static BUILT: OnceLock<Built> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("out");
+        let run = release(dir.path())
+            .arg("build")
+            .arg("--models")
+            .arg(models())
+            .arg("--assets")
+            .arg(assets())
+            .arg("--darkroom")
+            .arg(env!("CARGO_BIN_EXE_darkroom"))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("release.py runs");
+        assert!(
+            run.status.success(),
+            "release.py build ({}):\n{}\n{}",
+            run.status,
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let report = serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report"))
+            .expect("report.json");
+        Built {
+            _dir: dir,
+            out,
+            report,
+        }
+    })
+}
+
+fn row<'a>(report: &'a serde_json::Value, form: &str) -> &'a serde_json::Value {
+    report["forms"]
+        .as_array()
+        .expect("forms")
+        .iter()
+        .find(|r| r["form"] == form)
+        .unwrap_or_else(|| panic!("{form} is not in the report: {report}"))
+}
+
+#[test]
+fn the_release_tool_builds_every_form_it_can_and_reports_the_rest() {
+    let b = built();
+    for form in ["scrfd_2.5g-opset17", "scrfd_2.5g-i8-qdq", "fr_feature-opset17"] {
+        let r = row(&b.report, form);
+        assert_eq!(r["status"], "built", "{r}");
+        assert_eq!(r["verdict"], "pass", "{r}");
+    }
+    let refused = row(&b.report, "fr_feature-i8-qdq");
+    assert_eq!(refused["status"], "refused", "{refused}");
+    assert!(refused["reason"].as_str().unwrap_or("").contains("f32 on every rung"), "{refused}");
+    for form in ["scrfd_500m-opset17", "scrfd_500m-i8-qdq"] {
+        let r = row(&b.report, form);
+        assert_eq!(r["status"], "blocked", "{r}");
+        assert!(r["reason"].as_str().is_some_and(|s| !s.is_empty()), "{r}");
+    }
+    // Every descriptor is in the report: none dropped.
+    let forms = std::fs::read_to_string(repo().join("assets/model-forms.toml")).expect("forms");
+    let declared = forms.matches("[[form]]").count();
+    assert_eq!(b.report["forms"].as_array().map(Vec::len), Some(declared));
+
+    // The int8 detector is the one the committed record and the card name, byte for byte, and
+    // so is its record's identity (same source, descriptor, tools, calibration set).
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(b.out.join("scrfd_2.5g-i8-qdq.record.json")).expect("record"),
+    )
+    .expect("record json");
+    let releases = darkroom_engine::releases::ReleaseSet::builtin().expect("records");
+    let committed = releases.for_form("scrfd_2.5g-i8-qdq").expect("a committed record");
+    assert_eq!(record["artifact"]["sha256"], committed.artifact.sha256.as_str());
+    assert_eq!(record["identity_sha256"], committed.identity_sha256.as_str());
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    let card = cards.get("scrfd_2.5g_i8").expect("the int8 card");
+    assert_eq!(card.sha256.as_deref(), Some(committed.artifact.sha256.as_str()));
+    assert!(releases.passed(card));
+    // Checked on both runtimes before it was declared built.
+    assert_eq!(record["checks"]["onnxruntime"], "built", "{record}");
+    assert_eq!(record["checks"]["tract"], "built", "{record}");
+
+    // The gate's report has per-band numbers and the corpus they stand on.
+    let parity: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(b.out.join("scrfd_2.5g-i8-qdq.parity.onnxruntime.json")).expect("parity"),
+    )
+    .expect("parity json");
+    assert_eq!(parity["verdict"], "pass", "{}", parity["reasons"]);
+    let bands = parity["summary"]["bands"]["input"].as_array().expect("bands");
+    assert_eq!(bands.len(), 4);
+    assert!(parity["summary"]["distinct_faces"].as_u64().unwrap_or(0) >= 40, "{}", parity["summary"]);
+    // The opset-17 file makes the same detections on both runtimes.
+    for runtime in ["onnxruntime", "tract"] {
+        let p: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(b.out.join(format!("scrfd_2.5g-opset17.parity.{runtime}.json")))
+                .expect("parity"),
+        )
+        .expect("json");
+        assert_eq!(p["verdict"], "pass", "{runtime}: {}", p["reasons"]);
+        assert!(p["runtime"].as_str().unwrap_or("").to_lowercase().contains(
+            if runtime == "tract" { "tract" } else { "onnx runtime" }
+        ), "{p}");
+    }
+}
+
+/// `darkroom parity` of the int8 detector against the installed f32 one, on the corpus.
+fn parity(dir: &Path, candidate: &Path, extra: &[&str], manifest: &Path, root: &Path) -> std::process::Output {
+    darkroom_on(Rt::Ort, dir)
+        .env("DARKROOM_MODELS", models())
+        .args(["parity", "--reference", "scrfd_2.5g", "--candidate"])
+        .arg(candidate)
+        .args(["--as", "scrfd_2.5g_i8", "--manifest"])
+        .arg(manifest)
+        .arg("--root")
+        .arg(root)
+        .args(extra)
+        .output()
+        .expect("darkroom runs")
+}
+
+fn manifest() -> PathBuf {
+    repo().join("assets/corpus/faces.toml")
+}
+
+#[test]
+fn a_detector_calibrated_without_faces_fails_the_gate() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("out");
+    let run = release(dir.path())
+        .args(["build", "--only", "scrfd_2.5g-i8-qdq", "--calibration", "corpus/no-faces.toml#calibration"])
+        .arg("--models")
+        .arg(models())
+        .arg("--assets")
+        .arg(assets())
+        .arg("--darkroom")
+        .arg(env!("CARGO_BIN_EXE_darkroom"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("release.py runs");
+    assert_eq!(run.status.code(), Some(1), "{}", String::from_utf8_lossy(&run.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report")).expect("json");
+    let r = row(&report, "scrfd_2.5g-i8-qdq");
+    assert_eq!(r["status"], "built", "{r}");
+    assert_eq!(r["verdict"], "fail", "{r}");
+    let p: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("scrfd_2.5g-i8-qdq.parity.onnxruntime.json")).expect("parity"),
+    )
+    .expect("json");
+    assert!(p["summary"]["found_above_floor"].as_f64().unwrap_or(1.0) < 0.97, "{}", p["summary"]);
+}
+
+#[test]
+fn a_candidate_with_other_weights_fails_the_gate_and_a_baseline_catches_a_regression() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The same architecture and contract, other weights.
+    let other = dir.path().join("other.onnx");
+    let made = Command::new(python())
+        .arg(repo().join("tools/fixtures/other_weights.py"))
+        .arg(assets().join("models/scrfd_2.5g.onnx"))
+        .arg(&other)
+        .output()
+        .expect("other_weights.py runs");
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let out = parity(dir.path(), &other, &["--json"], &manifest(), &assets());
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let report = json(&out);
+    assert_eq!(report["verdict"], "fail");
+
+    // The real int8 detector passes; against a baseline that found everything it regresses.
+    let good = models().join("scrfd_2.5g_i8.onnx");
+    let stored = dir.path().join("baseline.json");
+    let out = parity(dir.path(), &good, &["--out", stored.to_str().expect("utf-8")], &manifest(), &assets());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let same = parity(dir.path(), &good, &["--baseline", stored.to_str().expect("utf-8")], &manifest(), &assets());
+    assert!(same.status.success(), "no regression against itself: {}", String::from_utf8_lossy(&same.stdout));
+    let mut base: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&stored).expect("baseline")).expect("json");
+    base["summary"]["found_above_floor"] = serde_json::json!(1.0);
+    let better = dir.path().join("better.json");
+    std::fs::write(&better, base.to_string()).expect("write");
+    let worse = parity(dir.path(), &good, &["--baseline", better.to_str().expect("utf-8")], &manifest(), &assets());
+    assert_eq!(worse.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&worse.stdout).contains("regression against the baseline"));
+}
+
+/// A copy of the corpus (manifest and photos) that a test may break.
+fn corpus_copy(dir: &Path) -> (PathBuf, PathBuf) {
+    let root = dir.join("root");
+    let text = std::fs::read_to_string(manifest()).expect("manifest");
+    for line in text.lines().filter_map(|l| l.strip_prefix("path = \"")) {
+        let rel = line.trim_end_matches('"');
+        let to = root.join(rel);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(assets().join(rel), &to).expect("copy");
+    }
+    let m = dir.join("faces.toml");
+    std::fs::write(&m, text).expect("write");
+    (m, root)
+}
+
+fn fails_closed(out: &std::process::Output, cause: &str) {
+    assert!(!out.status.success(), "must not pass: {}", String::from_utf8_lossy(&out.stdout));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(cause), "expected {cause:?} in:\n{err}");
+}
+
+#[test]
+fn the_gate_fails_closed_on_missing_changed_or_uncounted_photos_and_absent_models() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good = models().join("scrfd_2.5g_i8.onnx");
+
+    let (m, root) = corpus_copy(&dir.path().join("missing"));
+    std::fs::remove_file(root.join("corpus/insightface/t1.jpg")).expect("rm");
+    fails_closed(&parity(dir.path(), &good, &[], &m, &root), "a manifest photo is missing");
+
+    let (m, root) = corpus_copy(&dir.path().join("changed"));
+    let photo = root.join("corpus/face-api/sample4.jpg");
+    let mut bytes = std::fs::read(&photo).expect("read");
+    let last = bytes.len() - 3;
+    bytes[last] ^= 1;
+    std::fs::write(&photo, bytes).expect("write");
+    fails_closed(&parity(dir.path(), &good, &[], &m, &root), "differ from its sha256");
+
+    let (m, root) = corpus_copy(&dir.path().join("short"));
+    let text = std::fs::read_to_string(&m).expect("read");
+    let cut = text.rfind("[[photo]]").expect("a photo");
+    std::fs::write(&m, &text[..cut]).expect("write");
+    fails_closed(&parity(dir.path(), &good, &[], &m, &root), "declares");
+
+    let absent = dir.path().join("absent.onnx");
+    fails_closed(&parity(dir.path(), &absent, &[], &manifest(), &assets()), "absent.onnx");
+    let not_installed = darkroom_on(Rt::Ort, dir.path())
+        .env("DARKROOM_MODELS", models())
+        .args(["parity", "--reference", "scrfd_10g", "--candidate", "scrfd_2.5g_i8", "--manifest"])
+        .arg(manifest())
+        .arg("--root")
+        .arg(assets())
+        .output()
+        .expect("darkroom runs");
+    fails_closed(&not_installed, "not installed");
+    // A corpus with no faces at all gives nothing to gate on.
+    let none = darkroom_on(Rt::Ort, dir.path())
+        .env("DARKROOM_MODELS", models())
+        .args(["parity", "--reference", "scrfd_2.5g", "--candidate", "scrfd_2.5g_i8", "--set", "calibration", "--manifest"])
+        .arg(repo().join("assets/corpus/no-faces.toml"))
+        .arg("--root")
+        .arg(assets())
+        .output()
+        .expect("darkroom runs");
+    fails_closed(&none, "no faces");
+}
+
+#[test]
+fn indexing_with_the_int8_detector_writes_its_own_model_id_and_an_f32_embedder() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for n in ["solvay_conference_1927.jpg", "astronaut.png"] {
+        std::fs::copy(photo(n), folder.join(n)).expect("copy");
+    }
+    let out = run_ok(
+        darkroom_on(Rt::Ort, dir.path())
+            .env("DARKROOM_MODELS", models())
+            .args(["index", "--json", "--detector", "scrfd_2.5g_i8", "--catalog"])
+            .arg(dir.path().join("catalog.sqlite"))
+            .arg(&folder),
+    );
+    let report = json(&out);
+    assert_eq!(report["model_ids"]["detector"], "scrfd_2.5g_i8", "{report}");
+    let embedder = report["model_ids"]["embedder"].as_str().expect("an embedder");
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    assert_eq!(
+        cards.get(embedder).expect("card").numeric_form,
+        darkroom_engine::NumericForm::F32,
+        "{embedder}"
+    );
+    let catalog = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::default(),
+    )
+    .expect("catalog");
+    let i = catalog
+        .photo_index(&folder.join("solvay_conference_1927.jpg"))
+        .expect("query")
+        .expect("indexed");
+    assert_eq!(i.stamp.detector, "scrfd_2.5g_i8");
+    assert_eq!(i.stamp.embedder.as_deref(), Some(embedder));
+    assert!(i.faces.len() >= 20, "{}", i.faces.len());
+}

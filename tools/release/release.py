@@ -1,0 +1,648 @@
+#!/usr/bin/env python3
+"""DarkRoom's model release tool: derived forms from data, checked, gated and recorded.
+
+Release-time only: never packaged, never run on a user's machine. For every descriptor in
+assets/model-forms.toml it runs the same three calls (model-shipping.md §04):
+
+  get_target(form id) -> the descriptor
+  plan(target)        -> where the source comes from and what will be written, or a refusal
+                         (`refused`: the tool will not make it) or a block (`blocked`: it
+                         cannot be made here), each with its reason
+  convert(plan)       -> the artifact, never over its source
+
+then checks what it made (onnx.checker, the opset and IO it declares, the size budget, a
+session on ONNX Runtime *and* on tract through `darkroom models check`), runs the parity gate
+(`darkroom parity`, the app's own decode and pipeline, on the evaluation set of the corpus) and
+writes one release record per artifact: its identity block (source sha256, descriptor, tool
+and library versions, calibration manifest hash), the artifact's sha256 and size, the checks,
+the parity summary, the verdict, and the sha256 of the identity block. No form is dropped from
+the report: each is `built` (with its verdict), `failed`, `blocked` or `refused`.
+
+Usage (in the venv this script makes from requirements.txt; see `--help`):
+  release.py build   --models DIR --assets DIR --darkroom BIN --out DIR [--only ID ...]
+                     [--calibration MANIFEST#SET] [--publish]
+  release.py convert ID --models DIR --assets DIR --out FILE     (plan + convert alone:
+                     scripts/fetch-assets rebuilds the int8 fixture and checks its hash)
+
+Exit status: 0 when every form is built with a passing verdict or refused/blocked with a
+reason; 1 when a form failed a check or its gate; 2 on bad input (a manifest, a descriptor).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import math
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FORMS = ROOT / "assets" / "model-forms.toml"
+CARDS = ROOT / "assets" / "models.toml"
+RECORDS = ROOT / "assets" / "model-releases.json"
+REQUIREMENTS = Path(__file__).resolve().parent / "requirements.txt"
+
+MECHANISMS = ("opset-upgrade", "ort-static-qdq")
+GATES = ("detector-same", "detector-int8", "embedder")
+# Per-channel QDQ writes DequantizeLinear's `axis`, which opset 13 introduced: quantising an
+# opset-11 file writes an invalid model (measured on SCRFD-2.5G), so upgrade first.
+QDQ_MIN_OPSET = 13
+# Activation ranges are rounded outward to this many mantissa bits before they become scales:
+# the calibration's last bits depend on the CPU's kernels (AVX2 / AVX-512), and an artifact is
+# addressed by its hash, so the same inputs must make the same bytes on another machine.
+RANGE_MANTISSA_BITS = 8
+
+
+class Refused(Exception):
+    """The tool will not make this form (a rule says so)."""
+
+
+class Blocked(Exception):
+    """The form cannot be made here (an input is missing)."""
+
+
+class Failed(Exception):
+    """The form was made and failed a check."""
+
+
+class BadInput(Exception):
+    """A descriptor or manifest is malformed."""
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def canonical_json(value) -> str:
+    """What engine::releases::canonical_json writes: sorted keys, no whitespace."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def identity_hash(identity: dict) -> str:
+    return hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()
+
+
+# --- data ------------------------------------------------------------------------------------
+
+
+def load_forms(path: Path = FORMS) -> dict[str, dict]:
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    forms: dict[str, dict] = {}
+    for entry in data.get("form", []):
+        fid = entry.get("id")
+        if not fid or fid in forms:
+            raise BadInput(f"a form without an id, or one listed twice ({fid}): {path}")
+        for key in ("source", "model_id", "precision", "io_dtype", "mechanism", "opset",
+                    "input_shape", "size_budget", "gate"):
+            if key not in entry:
+                raise BadInput(f"form {fid} has no {key}: {path}")
+        if any(isinstance(v, float) for v in entry.values()):
+            raise BadInput(f"form {fid}: no floats in a descriptor (it is hashed): {path}")
+        forms[fid] = entry
+    return forms
+
+
+def model_id(card: dict) -> str:
+    suffix = {"f32": "", "fp16": "_f16", "int8": "_i8"}[card["numeric_form"]]
+    return card["family"] + suffix
+
+
+def load_cards(path: Path = CARDS) -> dict[str, dict]:
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    return {model_id(c): c for c in data.get("model", [])}
+
+
+@dataclass
+class Photo:
+    path: str
+    sha256: str
+    group: str
+    set: str
+    views: list[str]
+
+
+def load_manifest(spec: str, assets: Path) -> tuple[Path, str, list[Photo]]:
+    """`corpus/faces.toml#calibration` → (manifest file, set, that set's photos), refusing a
+    manifest whose sets overlap by group or whose counts do not add up (fails closed)."""
+    rel, _, wanted = spec.partition("#")
+    manifest = ROOT / "assets" / rel if not Path(rel).is_absolute() else Path(rel)
+    if not manifest.is_file():
+        raise Blocked(f"no corpus manifest: {manifest}")
+    with open(manifest, "rb") as f:
+        data = tomllib.load(f)
+    photos = [
+        Photo(p["path"], p["sha256"], p["group"], p["set"], list(p.get("views", ["full"])))
+        for p in data.get("photo", [])
+    ]
+    counts = data.get("counts", {})
+    for name in ("calibration", "evaluation"):
+        have = sum(1 for p in photos if p.set == name)
+        if counts.get(name) != have:
+            raise BadInput(f"the manifest says {counts.get(name)} {name} photos, it lists {have}: {manifest}")
+    sides: dict[str, set[str]] = {}
+    for p in photos:
+        sides.setdefault(p.group, set()).add(p.set)
+    both = sorted(g for g, s in sides.items() if len(s) > 1)
+    if both:
+        raise BadInput(f"groups on both sides of the split: {', '.join(both)}: {manifest}")
+    chosen = [p for p in photos if p.set == (wanted or "calibration")]
+    if not chosen:
+        raise Blocked(f"the {wanted} set is empty: {manifest}")
+    for p in chosen:
+        path = assets / p.path
+        if not path.is_file():
+            raise Blocked(f"a manifest photo is missing: {path}")
+        if sha256_file(path) != p.sha256:
+            raise BadInput(f"a manifest photo's bytes differ from its sha256: {path}")
+    return manifest, wanted or "calibration", chosen
+
+
+def manifest_identity(manifest: Path, set_name: str, photos: list[Photo]) -> str:
+    """The calibration set's hash: its photos' hashes and views, not the file's comments."""
+    listing = [[p.sha256, p.views] for p in sorted(photos, key=lambda p: p.sha256)]
+    return hashlib.sha256(canonical_json({"set": set_name, "photos": listing}).encode()).hexdigest()
+
+
+# --- the three calls -------------------------------------------------------------------------
+
+
+def get_target(forms: dict[str, dict], fid: str) -> dict:
+    if fid not in forms:
+        raise BadInput(f"no form {fid} in {FORMS}")
+    return forms[fid]
+
+
+@dataclass
+class Plan:
+    target: dict
+    source_path: Path
+    source_sha256: str
+    card: dict
+    out: Path
+    calibration: tuple[Path, str, list[Photo]] | None = None
+    calibration_root: Path | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Context:
+    forms: dict[str, dict]
+    cards: dict[str, dict]
+    models: Path
+    assets: Path
+    out: Path
+    calibration_override: str | None = None
+    built: dict[str, Path] = field(default_factory=dict)
+    status: dict[str, str] = field(default_factory=dict)
+
+
+def plan(target: dict, ctx: Context) -> Plan:
+    fid = target["id"]
+    if target["mechanism"] not in MECHANISMS:
+        raise Refused(f"unknown mechanism {target['mechanism']} (known: {', '.join(MECHANISMS)})")
+    if target["gate"] not in GATES:
+        raise Refused(f"unknown gate {target['gate']} (known: {', '.join(GATES)})")
+    source = target["source"]
+    # The card the form's chain starts from decides the rules, before anything is looked for.
+    origin = source
+    while origin in ctx.forms:
+        origin = ctx.forms[origin]["source"]
+    card_id = origin if source not in ctx.forms else ctx.forms[source]["model_id"]
+    card = ctx.cards.get(card_id) or ctx.cards.get(origin)
+    if card is None:
+        raise BadInput(f"form {fid}: no card {card_id} in {CARDS}")
+    if card["role"] == "embedder" and target["precision"] != "f32":
+        raise Refused("the embedder runs in f32 on every rung (inference-backends §7, NFR-INF-1)")
+    if source in ctx.forms:
+        if source not in ctx.built:
+            raise Blocked(f"its source form {source} was not built ({ctx.status.get(source, 'not planned')})")
+        source_path = ctx.built[source]
+        source_opset = ctx.forms[source]["opset"]
+    else:
+        source_path = None
+        source_opset = None
+    if source_path is None:
+        source_path = ctx.models / card["file"]
+        if not source_path.is_file():
+            raise Blocked(f"the canonical file is not installed here: {source_path}")
+        pinned = card.get("sha256")
+        if pinned is None:
+            raise Blocked(f"card {card_id} pins no sha256, so its source cannot be identified")
+    source_sha = sha256_file(source_path)
+    if source_path.parent == ctx.models and card.get("sha256") and source_sha != card["sha256"]:
+        raise Blocked(f"the canonical file's sha256 {source_sha} is not the card's: {source_path}")
+    out = ctx.out / f"{fid}.onnx"
+    if out.resolve() == source_path.resolve():
+        raise Refused(f"would convert in place: {out}")
+    calibration = None
+    if target["mechanism"] == "ort-static-qdq":
+        if source_opset is None:
+            import onnx
+
+            source_opset = max(o.version for o in onnx.load(str(source_path), load_external_data=False).opset_import
+                               if o.domain in ("", "ai.onnx"))
+        if source_opset < QDQ_MIN_OPSET:
+            raise Refused(f"per-channel QDQ needs opset ≥ {QDQ_MIN_OPSET}, the source is {source_opset}: upgrade first")
+        if card["input"]["resize"] != "letterbox_top_left":
+            raise Blocked(f"calibration inputs for {card['input']['resize']} are not made by this tool")
+        spec = ctx.calibration_override or target.get("calibration")
+        if not spec:
+            raise Refused("ort-static-qdq without a calibration manifest (never random tensors)")
+        calibration = load_manifest(spec, ctx.assets)
+    return Plan(target, source_path, source_sha, card, out, calibration, ctx.assets)
+
+
+def convert(p: Plan) -> Path:
+    import onnx
+    from onnx import version_converter
+
+    tmp = p.out.with_name(f".{p.out.name}.partial")
+    p.out.parent.mkdir(parents=True, exist_ok=True)
+    if p.target["mechanism"] == "opset-upgrade":
+        model = onnx.load(str(p.source_path))
+        model = version_converter.convert_version(model, p.target["opset"])
+        # The converter leaves ir_version where it was (7 for these files).
+        model.ir_version = p.target.get("ir_version", model.ir_version)
+        onnx.checker.check_model(model)
+        onnx.save(model, str(tmp))
+    else:
+        quantise(p, tmp)
+    os.replace(tmp, p.out)
+    return p.out
+
+
+# --- calibration -----------------------------------------------------------------------------
+
+
+def views_of(img, views: list[str]):
+    """The derived views `darkroom parity` makes too: the photo, canvas:S, tiles:N."""
+    from PIL import Image
+
+    for view in views:
+        if view == "full":
+            yield img
+        elif view.startswith("canvas:"):
+            s = float(view.split(":", 1)[1])
+            w, h = img.size
+            small = img.resize((max(1, round(w * s)), max(1, round(h * s))), Image.BILINEAR)
+            canvas = Image.new("RGB", (w, h))
+            canvas.paste(small, (0, 0))
+            yield canvas
+        elif view.startswith("tiles:"):
+            n = int(view.split(":", 1)[1])
+            w, h = img.size
+            for ty in range(n):
+                for tx in range(n):
+                    yield img.crop((tx * w // n, ty * h // n, (tx + 1) * w // n, (ty + 1) * h // n))
+        else:
+            raise BadInput(f"unknown view {view}")
+
+
+def detector_input(img, card: dict):
+    """The app's detector preprocessing (engine::face::tensor): top-left letterbox with PIL's
+    antialiased bilinear, (v - mean) / std, planar NCHW."""
+    import numpy as np
+    from PIL import Image
+
+    _, _, H, W = card["input"]["shape"]
+    w, h = img.size
+    scale = min(W / w, H / h)
+    nw, nh = min(W, max(1, round(w * scale))), min(H, max(1, round(h * scale)))
+    canvas = Image.new("RGB", (W, H))
+    canvas.paste(img.resize((nw, nh), Image.BILINEAR), (0, 0))
+    a = np.asarray(canvas, dtype=np.float32)
+    if card["input"]["colour"] == "BGR":
+        a = a[:, :, ::-1]
+    mean = np.array(card["input"]["mean"], dtype=np.float32)
+    std = np.array(card["input"]["std"], dtype=np.float32)
+    a = (a - mean) * (np.float32(1.0) / std)
+    return np.ascontiguousarray(a.transpose(2, 0, 1)[None])
+
+
+def calibration_inputs(p: Plan):
+    from PIL import Image, ImageOps
+
+    assert p.calibration is not None
+    _, _, photos = p.calibration
+    for photo in photos:
+        with Image.open(p.calibration_root / photo.path) as im:
+            img = ImageOps.exif_transpose(im).convert("RGB")
+        for view in views_of(img, photo.views):
+            yield detector_input(view, p.card)
+
+
+def round_outward(lo, hi):
+    import numpy as np
+
+    def grid(v, up: bool):
+        v = float(v)
+        if v == 0.0 or not math.isfinite(v):
+            return v
+        e = math.floor(math.log2(abs(v)))
+        q = 2.0 ** (e - RANGE_MANTISSA_BITS)
+        return (math.ceil(v / q) if up else math.floor(v / q)) * q
+
+    lo_r = np.vectorize(lambda v: grid(v, False))(lo).astype(np.asarray(lo).dtype)
+    hi_r = np.vectorize(lambda v: grid(v, True))(hi).astype(np.asarray(hi).dtype)
+    return lo_r, hi_r
+
+
+def quantise(p: Plan, out: Path) -> None:
+    from onnxruntime.quantization import (CalibrationDataReader, CalibrationMethod, QuantFormat,
+                                          QuantType, calibrate, quantize_static)
+
+    class Reader(CalibrationDataReader):
+        def __init__(self, name: str, inputs):
+            self.name = name
+            self.inputs = iter(inputs)
+
+        def get_next(self):
+            t = next(self.inputs, None)
+            return None if t is None else {self.name: t}
+
+    original = calibrate.MinMaxCalibrater.compute_data
+
+    def rounded(self):
+        data = original(self)
+        pairs = {}
+        for name, td in data.data.items():
+            lo, hi = round_outward(td.range_value[0], td.range_value[1])
+            pairs[name] = (lo, hi)
+        self.calibrate_tensors_range = calibrate.TensorsData(CalibrationMethod.MinMax, pairs)
+        return self.calibrate_tensors_range
+
+    # The quantiser advises its own pre-processing pass on every run; the graph here is already
+    # shape-inferred and the advice is noise in the report.
+    logging.getLogger().setLevel(logging.ERROR)
+    types = {"int8": QuantType.QInt8, "uint8": QuantType.QUInt8}
+    calibrate.MinMaxCalibrater.compute_data = rounded
+    try:
+        quantize_static(
+            str(p.source_path),
+            str(out),
+            Reader(p.card["input"]["name"], calibration_inputs(p)),
+            quant_format=QuantFormat.QDQ,
+            per_channel=bool(p.target.get("per_channel", True)),
+            weight_type=types[p.target.get("weights", "int8")],
+            activation_type=types[p.target.get("activations", "uint8")],
+            calibrate_method=CalibrationMethod.MinMax,
+            extra_options={"CalibTensorRangeSymmetric": False},
+            calibration_providers=["CPUExecutionProvider"],
+        )
+    finally:
+        calibrate.MinMaxCalibrater.compute_data = original
+
+
+# --- checks, gate, record --------------------------------------------------------------------
+
+
+def darkroom_env(runtime: str) -> dict:
+    """darkroom on one runtime: DARKROOM_RUNTIME=tract starts it on tract; without it, it loads
+    ONNX Runtime as it always does (DARKROOM_ORT_LIB, beside the binary, the data dir, the
+    system), and `models check` says which it ran on, so a silent fall to tract is caught."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DARKROOM_RUNTIME", "DARKROOM_BACKEND")}
+    if runtime == "tract":
+        env["DARKROOM_RUNTIME"] = "tract"
+    return env
+
+
+def run_darkroom(darkroom: Path, args: list[str], runtime: str) -> tuple[int, str, str]:
+    proc = subprocess.run([str(darkroom), *args], env=darkroom_env(runtime), capture_output=True,
+                          text=True, timeout=1800)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def check(p: Plan, artifact: Path, darkroom: Path | None, models: Path) -> dict[str, str]:
+    import onnx
+    import onnxruntime as ort
+
+    model = onnx.load(str(artifact))
+    onnx.checker.check_model(model)
+    opset = max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if opset != p.target["opset"]:
+        raise Failed(f"opset {opset}, the descriptor says {p.target['opset']}")
+    if "ir_version" in p.target and model.ir_version != p.target["ir_version"]:
+        raise Failed(f"ir_version {model.ir_version}, the descriptor says {p.target['ir_version']}")
+    dims = [d.dim_value if d.HasField("dim_value") else -1
+            for d in model.graph.input[0].type.tensor_type.shape.dim]
+    if dims != list(p.target["input_shape"]):
+        raise Failed(f"input shape {dims}, the descriptor says {p.target['input_shape']}")
+    if model.graph.input[0].type.tensor_type.elem_type != onnx.TensorProto.FLOAT:
+        raise Failed("the IO boundary is not f32")
+    size = artifact.stat().st_size
+    if size > p.target["size_budget"]:
+        raise Failed(f"{size} bytes, over the budget of {p.target['size_budget']}")
+    ort.InferenceSession(str(artifact), providers=["CPUExecutionProvider"])
+    checks = {"onnx.checker": "passed", "onnxruntime (python)": "built"}
+    if darkroom is None:
+        return checks
+    for runtime in ("onnxruntime", "tract"):
+        code, out, err = run_darkroom(
+            darkroom, ["models", "check", str(artifact), "--as", p.target["model_id"], "--json",
+                       "--models", str(models)], runtime)
+        if code != 0:
+            raise Failed(f"darkroom models check on {runtime}: {(err or out).strip().splitlines()[-1:]}")
+        answer = json.loads(out)
+        if answer.get("runtime_kind") != runtime:
+            raise Blocked(f"darkroom ran on {answer.get('runtime_kind')} when asked for {runtime}")
+        checks[runtime] = "built"
+    return checks
+
+
+def gate_runtimes(target: dict) -> list[str]:
+    # The f32 forms must make the same detections on both runtimes to replace the canonical
+    # file; the int8 detector is offered on ONNX Runtime only (tract runs QDQ slower than f32).
+    return ["onnxruntime", "tract"] if target["gate"] == "detector-same" else ["onnxruntime"]
+
+
+def parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path, out_dir: Path) -> tuple[dict, str]:
+    summaries = {}
+    verdict = "pass"
+    for runtime in gate_runtimes(p.target):
+        report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
+        code, out, err = run_darkroom(darkroom, [
+            "parity", "--reference", str(p.source_path), "--candidate", str(artifact),
+            "--as", p.target["model_id"], "--gate", p.target["gate"],
+            "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
+            "--models", str(models), "--json", "--out", str(report)], runtime)
+        if code not in (0, 1) or not report.is_file():
+            raise Failed(f"darkroom parity on {runtime} exited {code}: {(err or out).strip()[-400:]}")
+        result = json.loads(report.read_text())
+        summaries[runtime] = result.get("summary", {})
+        summaries[runtime]["verdict"] = result.get("verdict")
+        summaries[runtime]["reasons"] = result.get("reasons", [])
+        if code != 0 or result.get("verdict") != "pass":
+            verdict = "fail"
+    return summaries, verdict
+
+
+def tool_versions() -> dict[str, str]:
+    import numpy
+    import onnx
+    import onnxruntime
+    import PIL
+
+    return {
+        "release.py": sha256_file(Path(__file__)),
+        "requirements.txt": sha256_file(REQUIREMENTS),
+        "python": ".".join(map(str, sys.version_info[:3])),
+        "onnx": onnx.__version__,
+        "onnxruntime": onnxruntime.__version__,
+        "numpy": numpy.__version__,
+        "pillow": PIL.__version__,
+    }
+
+
+def make_record(p: Plan, artifact: Path, checks: dict, parity_summary: dict, verdict: str) -> dict:
+    identity = {
+        "form": p.target["id"],
+        "model_id": p.target["model_id"],
+        "descriptor": p.target,
+        "source_sha256": p.source_sha256,
+        "calibration_manifest_sha256": (manifest_identity(*p.calibration) if p.calibration else None),
+        "tools": tool_versions(),
+    }
+    return {
+        "identity": identity,
+        "identity_sha256": identity_hash(identity),
+        "artifact": {"file": artifact.name, "sha256": sha256_file(artifact), "size": artifact.stat().st_size},
+        "checks": checks,
+        "parity": parity_summary,
+        "verdict": verdict,
+    }
+
+
+def publish(records: list[dict], path: Path = RECORDS) -> None:
+    """Replace each form's record in the repository's records file (others kept)."""
+    existing = json.loads(path.read_text()).get("records", []) if path.is_file() else []
+    forms = {r["identity"]["form"] for r in records}
+    merged = [r for r in existing if r["identity"]["form"] not in forms] + records
+    merged.sort(key=lambda r: r["identity"]["form"])
+    tmp = path.with_suffix(".json.partial")
+    tmp.write_text(json.dumps({"records": merged}, indent=2, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+def order(forms: dict[str, dict], only: list[str] | None) -> list[str]:
+    """Sources before what is made from them; with --only, the named forms and their sources."""
+    wanted = set(only or forms)
+    for fid in list(wanted):
+        if fid not in forms:
+            raise BadInput(f"no form {fid} in {FORMS}")
+        src = forms[fid]["source"]
+        while src in forms:
+            wanted.add(src)
+            src = forms[src]["source"]
+    done: list[str] = []
+    def visit(fid: str) -> None:
+        if fid in done:
+            return
+        src = forms[fid]["source"]
+        if src in forms:
+            visit(src)
+        done.append(fid)
+    for fid in forms:
+        if fid in wanted:
+            visit(fid)
+    return done
+
+
+def cmd_build(args) -> int:
+    forms = load_forms()
+    ctx = Context(forms, load_cards(), Path(args.models), Path(args.assets), Path(args.out),
+                  args.calibration)
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    if ctx.out.resolve() == ctx.models.resolve():
+        raise BadInput(f"--out is the models directory; the tool never writes over its sources: {ctx.out}")
+    report, records, worst = [], [], 0
+    for fid in order(forms, args.only):
+        target = get_target(forms, fid)
+        row = {"form": fid, "model_id": target["model_id"], "mechanism": target["mechanism"]}
+        try:
+            p = plan(target, ctx)
+            artifact = convert(p)
+            checks = check(p, artifact, Path(args.darkroom), ctx.models)
+            summary, verdict = parity(p, artifact, Path(args.darkroom), ctx.assets, ctx.models, ctx.out)
+            record = make_record(p, artifact, checks, summary, verdict)
+            records.append(record)
+            (ctx.out / f"{fid}.record.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+            ctx.built[fid] = artifact
+            row.update(status="built", verdict=verdict, artifact=str(artifact),
+                       sha256=record["artifact"]["sha256"], size=record["artifact"]["size"],
+                       identity_sha256=record["identity_sha256"])
+            if verdict != "pass":
+                worst = max(worst, 1)
+        except Refused as e:
+            row.update(status="refused", reason=str(e))
+        except Blocked as e:
+            row.update(status="blocked", reason=str(e))
+        except Failed as e:
+            row.update(status="failed", reason=str(e))
+            worst = max(worst, 1)
+        ctx.status[fid] = row["status"] + (f": {row['reason']}" if "reason" in row else "")
+        report.append(row)
+        print(f"{fid:24} {row['status']:8} {row.get('verdict', '')} {row.get('reason', row.get('sha256', ''))}")
+    (ctx.out / "report.json").write_text(json.dumps({"forms": report}, indent=2, ensure_ascii=False) + "\n")
+    if args.publish:
+        publish([r for r in records if r["verdict"] == "pass"] if not args.publish_failed else records)
+    return worst
+
+
+def cmd_convert(args) -> int:
+    forms = load_forms()
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory() as tmp:
+        ctx = Context(forms, load_cards(), Path(args.models), Path(args.assets), Path(tmp))
+        for fid in order(forms, [args.form]):
+            p = plan(get_target(forms, fid), ctx)
+            ctx.built[fid] = convert(p)
+        if out.resolve() in {(ctx.models / c["file"]).resolve() for c in ctx.cards.values()
+                             if c["file"] != out.name.removesuffix(".partial")}:
+            raise Refused(f"would write over another model's file: {out}")
+        shutil.copyfile(ctx.built[args.form], out)
+    return 0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="plan, convert, check, gate and record every form")
+    b.add_argument("--models", required=True, help="the installed canonical models")
+    b.add_argument("--assets", required=True, help="where the corpus manifest's paths are")
+    b.add_argument("--darkroom", required=True, help="the darkroom binary (checks and gate)")
+    b.add_argument("--out", required=True, help="artifacts, records and report.json go here")
+    b.add_argument("--only", nargs="*", help="these forms (and the forms they are made from)")
+    b.add_argument("--calibration", help="another calibration manifest#set (tests)")
+    b.add_argument("--publish", action="store_true", help="write passing records to assets/model-releases.json")
+    b.add_argument("--publish-failed", action="store_true", help=argparse.SUPPRESS)
+    c = sub.add_parser("convert", help="plan + convert one form (and its sources) to a file")
+    c.add_argument("form")
+    c.add_argument("--models", required=True)
+    c.add_argument("--assets", required=True)
+    c.add_argument("--out", required=True)
+    args = ap.parse_args()
+    try:
+        return cmd_build(args) if args.command == "build" else cmd_convert(args)
+    except (BadInput, Refused, Blocked) as e:
+        print(f"release.py: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
