@@ -250,13 +250,19 @@ mod tests {
     fn canonical_json_sorts_keys_and_has_no_whitespace() {
         let v: Value = serde_json::from_str(r#"{"b": [1, {"d": "é\"", "c": true}], "a": null}"#)
             .expect("json");
-        assert_eq!(canonical_json(&v), r#"{"a":null,"b":[1,{"c":true,"d":"é\""}]}"#);
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":null,"b":[1,{"c":true,"d":"é\""}]}"#
+        );
     }
 
     #[test]
     fn a_tampered_identity_block_fails_the_rehash() {
         let sha = "cd".repeat(32);
-        let good = format!(r#"{{"records": [{}]}}"#, record("f-i8", "scrfd_2.5g_i8", &sha, "pass"));
+        let good = format!(
+            r#"{{"records": [{}]}}"#,
+            record("f-i8", "scrfd_2.5g_i8", &sha, "pass")
+        );
         ReleaseSet::parse(&good, "test").expect("a sound record parses");
         // One byte of the identity block: opset 17 → 18.
         let tampered = good.replacen("\"opset\":17", "\"opset\":18", 1);
@@ -264,8 +270,15 @@ mod tests {
         let err = ReleaseSet::parse(&tampered, "test").expect_err("tampered");
         assert!(err.to_string().contains("form f-i8"), "{err}");
         // The same for the built-in file itself, one byte at a time in its identity.
-        let text = BUILTIN_RECORDS.replacen("\"onnxruntime\": \"1.31.1\"", "\"onnxruntime\": \"1.31.2\"", 1);
-        assert_ne!(text, BUILTIN_RECORDS, "the built-in records name onnxruntime 1.31.1");
+        let text = BUILTIN_RECORDS.replacen(
+            "\"onnxruntime\": \"1.31.1\"",
+            "\"onnxruntime\": \"1.31.2\"",
+            1,
+        );
+        assert_ne!(
+            text, BUILTIN_RECORDS,
+            "the built-in records name onnxruntime 1.31.1"
+        );
         ReleaseSet::parse(&text, "test").expect_err("an edited built-in record");
     }
 
@@ -279,12 +292,21 @@ mod tests {
         );
         let set = ReleaseSet::parse(&text, "test").expect("parses");
         assert!(set.passed(&card_with(Some("f-i8"), &sha)));
-        assert!(set.passed(&card_with(None, &sha)), "no form claimed, no record needed");
-        let no_record = set.refusal(&card_with(Some("f-missing"), &sha)).expect("refused");
+        assert!(
+            set.passed(&card_with(None, &sha)),
+            "no form claimed, no record needed"
+        );
+        let no_record = set
+            .refusal(&card_with(Some("f-missing"), &sha))
+            .expect("refused");
         assert!(no_record.contains("no release record"), "{no_record}");
-        let other = set.refusal(&card_with(Some("f-i8"), &"ef".repeat(32))).expect("refused");
+        let other = set
+            .refusal(&card_with(Some("f-i8"), &"ef".repeat(32)))
+            .expect("refused");
         assert!(other.contains("released"), "{other}");
-        let failed = set.refusal(&card_with(Some("f-bad"), &sha)).expect("refused");
+        let failed = set
+            .refusal(&card_with(Some("f-bad"), &sha))
+            .expect("refused");
         assert!(failed.contains("failed its parity gate"), "{failed}");
     }
 
@@ -292,8 +314,8 @@ mod tests {
     fn a_form_recorded_twice_is_refused() {
         let sha = "cd".repeat(32);
         let r = record("f-i8", "scrfd_2.5g_i8", &sha, "pass");
-        let err = ReleaseSet::parse(&format!(r#"{{"records": [{r}, {r}]}}"#), "test")
-            .expect_err("twice");
+        let err =
+            ReleaseSet::parse(&format!(r#"{{"records": [{r}, {r}]}}"#), "test").expect_err("twice");
         assert!(err.to_string().contains("twice"), "{err}");
     }
 }

@@ -779,6 +779,30 @@ fn settings_shows_every_backend_state() {
 }
 
 #[test]
+fn settings_offers_the_int8_detector_on_onnx_runtime_only() {
+    let int8 = "Balanced, int8 (scrfd_2.5g_i8)";
+    let mut tract = status(
+        "tract",
+        Rung::Tract,
+        vec![(Rung::Tract, RungState::Floor, None)],
+    );
+    tract.floor = Rung::Tract;
+    for (s, offered) in [(ort_cpu(), true), (tract, false)] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut h = harness(dir.path(), None, s);
+        h.run_steps(2);
+        h.get_by_label("Settings").click();
+        h.run_steps(4);
+        assert_eq!(
+            h.query_all_by_label(int8).count(),
+            usize::from(offered),
+            "offered: {offered}"
+        );
+        h.get_by_label("Balanced (scrfd_2.5g)");
+    }
+}
+
+#[test]
 fn about_carries_the_backend_line_runtime_and_models() {
     use darkroom_engine::ladder::device::{
         DeviceIdentity, ModelStamp, ProbeInputs, RuntimeIdentity,

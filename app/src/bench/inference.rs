@@ -376,7 +376,11 @@ pub fn run(
         println!("{row}");
     }
     // A derived numeric form against its f32 source, setting by setting, from the same run.
-    let ids: Vec<&str> = configs[0].models.iter().map(|m| m.model_id.as_str()).collect();
+    let ids: Vec<&str> = configs[0]
+        .models
+        .iter()
+        .map(|m| m.model_id.as_str())
+        .collect();
     for (i, id) in ids.iter().enumerate() {
         let Some(f32_id) = id.strip_suffix("_i8") else {
             continue;

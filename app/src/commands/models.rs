@@ -207,11 +207,8 @@ fn check(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let sessions = crate::services::sessions(models)?;
-    let mut session = sessions.open_file(
-        file,
-        model_id,
-        darkroom_engine::SessionSettings::untuned(1),
-    )?;
+    let mut session =
+        sessions.open_file(file, model_id, darkroom_engine::SessionSettings::untuned(1))?;
     let shape = session.input_shape().to_vec();
     let input = darkroom_engine::ladder::worker::fixed_input(shape.iter().product());
     let outputs = session.run(&input)?;

@@ -66,7 +66,11 @@ pub enum Gate {
 }
 
 /// Pairs (reference index, candidate index, IoU), one-to-one, highest IoU first.
-pub fn match_faces(reference: &[Face], candidate: &[Face], min_iou: f32) -> Vec<(usize, usize, f32)> {
+pub fn match_faces(
+    reference: &[Face],
+    candidate: &[Face],
+    min_iou: f32,
+) -> Vec<(usize, usize, f32)> {
     let mut pairs: Vec<(usize, usize, f32)> = Vec::new();
     for (i, r) in reference.iter().enumerate() {
         for (j, c) in candidate.iter().enumerate() {
@@ -391,10 +395,18 @@ mod tests {
     #[test]
     fn matching_is_one_to_one_best_first() {
         let r = vec![face(0.0, 0.0, 10.0), face(100.0, 0.0, 10.0)];
-        let c = vec![face(1.0, 0.0, 10.0), face(0.0, 0.0, 10.0), face(300.0, 0.0, 10.0)];
+        let c = vec![
+            face(1.0, 0.0, 10.0),
+            face(0.0, 0.0, 10.0),
+            face(300.0, 0.0, 10.0),
+        ];
         let m = match_faces(&r, &c, 0.5);
         assert_eq!(m.len(), 1);
-        assert_eq!((m[0].0, m[0].1), (0, 1), "the exact box wins over the shifted one");
+        assert_eq!(
+            (m[0].0, m[0].1),
+            (0, 1),
+            "the exact box wins over the shifted one"
+        );
     }
 
     fn outcome(size: f32, photo: usize, id: usize, found: bool) -> FaceOutcome {
@@ -472,7 +484,10 @@ mod tests {
             embedder: Some(e),
             ..Summary::default()
         };
-        assert!(verdict(Gate::Embedder, &s, &RULES).is_empty(), "99.9% above passes");
+        assert!(
+            verdict(Gate::Embedder, &s, &RULES).is_empty(),
+            "99.9% above passes"
+        );
         c.push(0.98);
         let worse = Summary {
             embedder: Some(EmbedderTally::from_cosines(&c, &RULES)),

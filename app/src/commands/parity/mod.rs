@@ -293,8 +293,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The card whose pinned sha256 is this file's, if any.
 fn card_pinning(sessions: &Sessions, file: &Path) -> anyhow::Result<Option<String>> {
-    let bytes =
-        std::fs::read(file).with_context(|| format!("cannot read the model: {}", file.display()))?;
+    let bytes = std::fs::read(file)
+        .with_context(|| format!("cannot read the model: {}", file.display()))?;
     let sha = darkroom_engine::store::sha256_hex(&bytes);
     Ok(sessions
         .store()

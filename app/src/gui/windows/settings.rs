@@ -70,8 +70,7 @@ impl DetectorChoice {
     /// Whether Settings lists it on a process whose floor is `floor` (unknown until the
     /// backend reports: then only what runs everywhere).
     pub fn offered(&self, floor: Option<darkroom_engine::Rung>) -> bool {
-        self.released
-            && (!self.onnx_runtime_only || floor == Some(darkroom_engine::Rung::OrtCpu))
+        self.released && (!self.onnx_runtime_only || floor == Some(darkroom_engine::Rung::OrtCpu))
     }
 }
 
