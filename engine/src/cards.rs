@@ -425,7 +425,7 @@ mod tests {
         assert!(err.to_string().ends_with("dup.toml"), "{err}");
 
         let bad_hash = BUILTIN_CARDS.replace(
-            "9c162a817c7dd32d35d1f1c6ae6445032d6e73c6c5fe61d8b5b663ba8bc86b30",
+            "20b8a951fb1cf0afb32c3704ee3c08ee792ac90ebe2b4db79e7250e49ed2976c",
             "xyz",
         );
         let err = CardSet::parse(&bad_hash, "hash.toml").expect_err("bad hash refused");

@@ -234,7 +234,15 @@ def plan(target: dict, ctx: Context) -> Plan:
     else:
         source_path = None
         source_opset = None
-    if source_path is None:
+    if source_path is None and "upstream_file" in target:
+        # This form replaces its card's file: the card pins the form's bytes, the upstream
+        # export is pinned here.
+        source_path = ctx.assets / target["upstream_file"]
+        if not source_path.is_file():
+            raise Blocked(f"the upstream file is not here: {source_path}")
+        if sha256_file(source_path) != target["upstream_sha256"]:
+            raise Blocked(f"the upstream file is not the pinned {target['upstream_sha256']}: {source_path}")
+    elif source_path is None:
         source_path = ctx.models / card["file"]
         if not source_path.is_file():
             raise Blocked(f"the canonical file is not installed here: {source_path}")
@@ -242,7 +250,8 @@ def plan(target: dict, ctx: Context) -> Plan:
         if pinned is None:
             raise Blocked(f"card {card_id} pins no sha256, so its source cannot be identified")
     source_sha = sha256_file(source_path)
-    if source_path.parent == ctx.models and card.get("sha256") and source_sha != card["sha256"]:
+    if (source_path.parent == ctx.models and "upstream_file" not in target and card.get("sha256")
+            and source_sha != card["sha256"]):
         raise Blocked(f"the canonical file's sha256 {source_sha} is not the card's: {source_path}")
     out = ctx.out / f"{fid}.onnx"
     if out.resolve() == source_path.resolve():
@@ -609,12 +618,13 @@ def cmd_convert(args) -> int:
     out = Path(args.out)
     with tempfile.TemporaryDirectory() as tmp:
         ctx = Context(forms, load_cards(), Path(args.models), Path(args.assets), Path(tmp))
+        sources = set()
         for fid in order(forms, [args.form]):
             p = plan(get_target(forms, fid), ctx)
+            sources.add(p.source_path.resolve())
             ctx.built[fid] = convert(p)
-        if out.resolve() in {(ctx.models / c["file"]).resolve() for c in ctx.cards.values()
-                             if c["file"] != out.name.removesuffix(".partial")}:
-            raise Refused(f"would write over another model's file: {out}")
+        if out.resolve() in sources:
+            raise Refused(f"would convert in place: {out}")
         shutil.copyfile(ctx.built[args.form], out)
     return 0
 

@@ -205,7 +205,7 @@ impl Bands {
 pub fn landmark_delta(a: &[[f32; 2]; 5], b: &[[f32; 2]; 5]) -> f32 {
     a.iter()
         .zip(b)
-        .map(|(p, q)| ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt())
+        .map(|(p, q)| (p[0] - q[0]).hypot(p[1] - q[1]))
         .sum::<f32>()
         / 5.0
 }

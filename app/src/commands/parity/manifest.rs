@@ -260,9 +260,9 @@ mod tests {
 
     #[test]
     fn views_parse_and_refuse_nonsense() {
-        assert_eq!(View::parse("full").unwrap(), View::Full);
-        assert_eq!(View::parse("canvas:0.25").unwrap(), View::Canvas(0.25));
-        assert_eq!(View::parse("tiles:2").unwrap(), View::Tiles(2));
+        assert_eq!(View::parse("full").ok(), Some(View::Full));
+        assert_eq!(View::parse("canvas:0.25").ok(), Some(View::Canvas(0.25)));
+        assert_eq!(View::parse("tiles:2").ok(), Some(View::Tiles(2)));
         for bad in ["canvas:2", "canvas:x", "tiles:1", "zoom:2"] {
             assert!(View::parse(bad).is_err(), "{bad}");
         }
