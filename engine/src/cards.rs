@@ -159,7 +159,7 @@ pub struct ModelCard {
     pub member: Option<String>,
     /// The derived form (an id in `assets/model-forms.toml`) this file is, made by the release
     /// tool: the card is offered only while a release record for that form, with this file's
-    /// hash and a passing verdict, is built in (`crate::releases`).
+    /// hash and a passing verdict, is built in (the releases module).
     #[serde(default)]
     pub form: Option<String>,
     pub input: InputSpec,

@@ -300,17 +300,7 @@ impl Sessions {
         settings: SessionSettings,
     ) -> Result<ModelSession, EngineError> {
         let card = self.store.cards().get(model_id)?.clone();
-        let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
-            model_id: model_id.to_owned(),
-            path: file.to_path_buf(),
-            source,
-        })?;
-        let model = VerifiedModel {
-            card,
-            path: file.to_path_buf(),
-            sha256: sha256_hex(&bytes),
-            bytes,
-        };
+        let model = read_outside_store(file, card)?;
         let placement = Placement {
             session: Some(settings),
             ..Placement::floor(self.runtime.kind)
@@ -323,28 +313,17 @@ impl Sessions {
     /// unless every check passes.
     pub fn import(&self, file: &Path, model_id: &str) -> Result<VerifiedModel, EngineError> {
         let card = self.store.cards().get(model_id)?.clone();
-        let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
-            model_id: model_id.to_owned(),
-            path: file.to_path_buf(),
-            source,
-        })?;
-        let sha256 = sha256_hex(&bytes);
+        let candidate = read_outside_store(file, card.clone())?;
         if let Some(expected) = &card.sha256
-            && !expected.eq_ignore_ascii_case(&sha256)
+            && !expected.eq_ignore_ascii_case(&candidate.sha256)
         {
             return Err(EngineError::HashMismatch {
                 model_id: model_id.to_owned(),
                 expected: expected.clone(),
-                found: sha256,
+                found: candidate.sha256,
                 path: file.to_path_buf(),
             });
         }
-        let candidate = VerifiedModel {
-            card: card.clone(),
-            path: file.to_path_buf(),
-            sha256,
-            bytes,
-        };
         if card.role == Role::Embedder && card.numeric_form != NumericForm::F32 {
             return Err(EngineError::EmbedderNotF32 {
                 model_id: model_id.to_owned(),
@@ -363,6 +342,21 @@ impl Sessions {
         )?;
         Ok(VerifiedModel { path, ..candidate })
     }
+}
+
+/// A model file read from outside the store and hashed, not yet held to anything.
+fn read_outside_store(file: &Path, card: ModelCard) -> Result<VerifiedModel, EngineError> {
+    let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
+        model_id: card.model_id(),
+        path: file.to_path_buf(),
+        source,
+    })?;
+    Ok(VerifiedModel {
+        card,
+        path: file.to_path_buf(),
+        sha256: sha256_hex(&bytes),
+        bytes,
+    })
 }
 
 fn provider_error(

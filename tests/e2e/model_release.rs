@@ -207,15 +207,32 @@ fn parity(
     manifest: &Path,
     root: &Path,
 ) -> std::process::Output {
+    let mut args = vec![
+        "--reference".into(),
+        "scrfd_2.5g".into(),
+        "--candidate".into(),
+    ];
+    args.push(candidate.as_os_str().to_owned());
+    args.extend(["--as".into(), "scrfd_2.5g_i8".into()]);
+    args.extend(extra.iter().map(Into::into));
+    parity_with(dir, &args, manifest, root)
+}
+
+/// `darkroom parity ARGS --manifest M --root R` on ONNX Runtime with the fixture models.
+fn parity_with(
+    dir: &Path,
+    args: &[std::ffi::OsString],
+    manifest: &Path,
+    root: &Path,
+) -> std::process::Output {
     darkroom_on(Rt::Ort, dir)
         .env("DARKROOM_MODELS", models())
-        .args(["parity", "--reference", "scrfd_2.5g", "--candidate"])
-        .arg(candidate)
-        .args(["--as", "scrfd_2.5g_i8", "--manifest"])
+        .arg("parity")
+        .args(args)
+        .arg("--manifest")
         .arg(manifest)
         .arg("--root")
         .arg(root)
-        .args(extra)
         .output()
         .expect("darkroom runs")
 }
@@ -403,40 +420,28 @@ fn the_gate_fails_closed_on_missing_changed_or_uncounted_photos_and_absent_model
         &parity(dir.path(), &absent, &[], &manifest(), &assets()),
         "absent.onnx",
     );
-    let not_installed = darkroom_on(Rt::Ort, dir.path())
-        .env("DARKROOM_MODELS", models())
-        .args([
-            "parity",
-            "--reference",
-            "scrfd_10g",
-            "--candidate",
-            "scrfd_2.5g_i8",
-            "--manifest",
-        ])
-        .arg(manifest())
-        .arg("--root")
-        .arg(assets())
-        .output()
-        .expect("darkroom runs");
+    let os = |v: &[&str]| -> Vec<std::ffi::OsString> { v.iter().map(Into::into).collect() };
+    let not_installed = parity_with(
+        dir.path(),
+        &os(&["--reference", "scrfd_10g", "--candidate", "scrfd_2.5g_i8"]),
+        &manifest(),
+        &assets(),
+    );
     fails_closed(&not_installed, "not installed");
     // A corpus with no faces at all gives nothing to gate on.
-    let none = darkroom_on(Rt::Ort, dir.path())
-        .env("DARKROOM_MODELS", models())
-        .args([
-            "parity",
+    let none = parity_with(
+        dir.path(),
+        &os(&[
             "--reference",
             "scrfd_2.5g",
             "--candidate",
             "scrfd_2.5g_i8",
             "--set",
             "calibration",
-            "--manifest",
-        ])
-        .arg(repo().join("assets/corpus/no-faces.toml"))
-        .arg("--root")
-        .arg(assets())
-        .output()
-        .expect("darkroom runs");
+        ]),
+        &repo().join("assets/corpus/no-faces.toml"),
+        &assets(),
+    );
     fails_closed(&none, "no faces");
 }
 
