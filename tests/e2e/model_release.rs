@@ -16,20 +16,26 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The release tool's python, from the venv scripts/fetch-assets made (made here if absent).
+/// The release tool's python, from the venv scripts/fetch-assets made (made here if absent,
+/// once: the tests that need it run in parallel).
 fn python() -> PathBuf {
-    let downloads = assets().join("downloads");
-    let out = Command::new(repo().join("tools/release/venv"))
-        .arg(downloads.join("venv-release"))
-        .arg(&downloads)
-        .output()
-        .expect("tools/release/venv runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON
+        .get_or_init(|| {
+            let downloads = assets().join("downloads");
+            let out = Command::new(repo().join("tools/release/venv"))
+                .arg(downloads.join("venv-release"))
+                .arg(&downloads)
+                .output()
+                .expect("tools/release/venv runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+        })
+        .clone()
 }
 
 /// The tool with a clean environment: darkroom finds ONNX Runtime by DARKROOM_ORT_LIB, tract
