@@ -12,6 +12,9 @@ pub enum EngineError {
     #[error("model release records are invalid: {reason}: {origin}")]
     ReleasesInvalid { reason: String, origin: String },
 
+    #[error("model {model_id} is not released: {reason}")]
+    NotReleased { model_id: String, reason: String },
+
     #[error("no model card named {model_id}")]
     UnknownModel { model_id: String },
 

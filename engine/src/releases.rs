@@ -162,6 +162,18 @@ impl ReleaseSet {
     }
 }
 
+/// Why `card` may not be used, against the built-in records (parsed once): the sessions ask
+/// this before building any session from the store, so a derived form whose record is
+/// missing or failed is refused by every consumer, not only hidden in Settings.
+pub fn builtin_refusal(card: &ModelCard) -> Option<String> {
+    static BUILTIN: std::sync::OnceLock<Result<ReleaseSet, String>> = std::sync::OnceLock::new();
+    card.form.as_ref()?;
+    match BUILTIN.get_or_init(|| ReleaseSet::builtin().map_err(|e| e.to_string())) {
+        Ok(set) => set.refusal(card),
+        Err(e) => Some(e.clone()),
+    }
+}
+
 /// sha256 of the canonical JSON of an identity block.
 pub fn identity_hash(identity: &Value) -> String {
     sha256_hex(canonical_json(identity).as_bytes())
@@ -308,6 +320,17 @@ mod tests {
             .refusal(&card_with(Some("f-bad"), &sha))
             .expect("refused");
         assert!(failed.contains("failed its parity gate"), "{failed}");
+    }
+
+    #[test]
+    fn the_built_in_check_refuses_a_form_without_a_record() {
+        let cards = CardSet::builtin().expect("builtin cards");
+        let released = cards.get("scrfd_2.5g_i8").expect("card");
+        assert_eq!(builtin_refusal(released), None);
+        let mut unreleased = released.clone();
+        unreleased.form = Some("scrfd_2.5g-i4".to_owned());
+        let why = builtin_refusal(&unreleased).expect("refused");
+        assert!(why.contains("no release record"), "{why}");
     }
 
     #[test]

@@ -150,7 +150,7 @@ impl Sessions {
     ) -> Result<ModelSession, EngineError> {
         let card = self.store.cards().get(model_id)?;
         check_role(card, role)?;
-        let model = self.store.load(model_id)?;
+        let model = load_released(&self.store, model_id)?;
         let placement = Placement {
             session: Some(settings),
             ..Placement::floor(self.runtime.kind)
@@ -175,7 +175,7 @@ impl Sessions {
                 model_id: model_id.to_owned(),
             });
         }
-        let model = self.store.load(model_id)?;
+        let model = load_released(&self.store, model_id)?;
         self.build(&model, placement, self.settings_for(placement))
     }
 
@@ -342,6 +342,19 @@ impl Sessions {
         )?;
         Ok(VerifiedModel { path, ..candidate })
     }
+}
+
+/// The store's verified file for `model_id`, refused when its card claims a derived form that
+/// no passing release record stands behind.
+fn load_released(store: &ModelStore, model_id: &str) -> Result<VerifiedModel, EngineError> {
+    let model = store.load(model_id)?;
+    if let Some(reason) = crate::releases::builtin_refusal(&model.card) {
+        return Err(EngineError::NotReleased {
+            model_id: model_id.to_owned(),
+            reason,
+        });
+    }
+    Ok(model)
 }
 
 /// A model file read from outside the store and hashed, not yet held to anything.

@@ -33,6 +33,28 @@ fn ort_sessions_then_tract_is_refused() {
     assert!(err.to_string().contains("ONNX Runtime 1.31.1"), "{err}");
 }
 
+/// A card that claims a derived form with no release record behind it builds no session, even
+/// with its file installed and verified; the released one does.
+#[test]
+fn a_derived_form_without_a_passing_record_is_refused() {
+    let sessions = ort_sessions();
+    sessions
+        .open("scrfd_2.5g_i8", Role::Detector)
+        .expect("the released int8 detector");
+    let text = include_str!("../../assets/models.toml").replace(
+        "form = \"scrfd_2.5g-i8-qdq\"",
+        "form = \"scrfd_2.5g-i8-unreleased\"",
+    );
+    let cards = CardSet::parse(&text, "test").expect("cards");
+    let store = ModelStore::new(assets().join("models"), cards);
+    let unreleased = Sessions::new(sessions.runtime(), store, 1).expect("sessions");
+    let Err(err) = unreleased.open("scrfd_2.5g_i8", Role::Detector) else {
+        panic!("a session for a form with no release record");
+    };
+    assert!(matches!(err, EngineError::NotReleased { .. }), "{err}");
+    assert!(err.to_string().contains("no release record"), "{err}");
+}
+
 const SAMPLE_PHOTOS: [&str; 4] = [
     "solvay_conference_1927.jpg",
     "astronaut.png",

@@ -111,11 +111,9 @@ fn detector_choices() -> Vec<DetectorChoice> {
     DETECTOR_TIERS
         .iter()
         .map(|t| DetectorChoice {
-            tier: t.tier,
-            model_id: t.model_id,
+            tier: *t,
             installed: t.model_id != "scrfd_10g",
             released: releases.passed(cards.get(t.model_id).expect("a card per tier")),
-            onnx_runtime_only: t.onnx_runtime_only,
         })
         .collect()
 }

@@ -194,7 +194,6 @@ class Plan:
     out: Path
     calibration: tuple[Path, str, list[Photo]] | None = None
     calibration_root: Path | None = None
-    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -609,7 +608,7 @@ def cmd_build(args) -> int:
         print(f"{fid:24} {row['status']:8} {row.get('verdict', '')} {row.get('reason', row.get('sha256', ''))}")
     (ctx.out / "report.json").write_text(json.dumps({"forms": report}, indent=2, ensure_ascii=False) + "\n")
     if args.publish:
-        publish([r for r in records if r["verdict"] == "pass"] if not args.publish_failed else records)
+        publish([r for r in records if r["verdict"] == "pass"])
     return worst
 
 
@@ -640,7 +639,6 @@ def main() -> int:
     b.add_argument("--only", nargs="*", help="these forms (and the forms they are made from)")
     b.add_argument("--calibration", help="another calibration manifest#set (tests)")
     b.add_argument("--publish", action="store_true", help="write passing records to assets/model-releases.json")
-    b.add_argument("--publish-failed", action="store_true", help=argparse.SUPPRESS)
     c = sub.add_parser("convert", help="plan + convert one form (and its sources) to a file")
     c.add_argument("form")
     c.add_argument("--models", required=True)

@@ -319,7 +319,8 @@ fn refresh_detectors(
 ) {
     for d in detectors {
         d.installed = rows.iter().any(|r| {
-            r.model_id == d.model_id && matches!(r.state, darkroom_models::CardState::Ready { .. })
+            r.model_id == d.tier.model_id
+                && matches!(r.state, darkroom_models::CardState::Ready { .. })
         });
     }
 }

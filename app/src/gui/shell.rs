@@ -73,13 +73,11 @@ pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
         .map(|t| {
             let card = cards.as_ref().and_then(|cards| cards.get(t.model_id).ok());
             DetectorChoice {
-                tier: t.tier,
-                model_id: t.model_id,
+                tier: *t,
                 installed: card.is_some_and(|c| models.join(&c.file).is_file()),
                 released: card
                     .zip(releases.as_ref())
                     .is_some_and(|(c, r)| r.passed(c)),
-                onnx_runtime_only: t.onnx_runtime_only,
             }
         })
         .collect()

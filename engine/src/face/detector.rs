@@ -4,7 +4,7 @@ use image::RgbImage;
 
 use super::Face;
 use super::nms::nms;
-use super::tensor::{letterbox_top_left, normalise_nchw};
+use super::tensor::{letterbox_scale, letterbox_top_left, normalise_nchw};
 use crate::cards::OutputContract;
 use crate::error::EngineError;
 use crate::sessions::{ModelSession, Output};
@@ -77,7 +77,7 @@ impl FaceDetector {
     /// input is its size in the photo times this.
     pub fn prepare_scale(&self, width: u32, height: u32) -> f32 {
         let (h, w) = self.session.card.input.hw();
-        (w as f32 / width as f32).min(h as f32 / height as f32)
+        letterbox_scale(width, height, w as u32, h as u32)
     }
 
     /// Letterbox and normalise (no inference).

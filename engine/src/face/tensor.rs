@@ -27,11 +27,16 @@ pub fn resize_bilinear(img: &RgbImage, w: u32, h: u32) -> RgbImage {
     fast.unwrap_or_else(|| imageops::resize(img, w, h, imageops::FilterType::Triangle))
 }
 
+/// The scale that fits an `iw`x`ih` photo into `w`x`h` keeping its aspect.
+pub fn letterbox_scale(iw: u32, ih: u32, w: u32, h: u32) -> f32 {
+    (w as f32 / iw as f32).min(h as f32 / ih as f32)
+}
+
 /// Scale `img` to fit `w`x`h` keeping aspect and place it at the top-left of a black canvas
 /// (SCRFD's training letterbox). Returns the canvas and the scale applied.
 pub fn letterbox_top_left(img: &RgbImage, w: u32, h: u32) -> (RgbImage, f32) {
     let (iw, ih) = img.dimensions();
-    let scale = (w as f32 / iw as f32).min(h as f32 / ih as f32);
+    let scale = letterbox_scale(iw, ih, w, h);
     let nw = ((iw as f32 * scale).round() as u32).clamp(1, w);
     let nh = ((ih as f32 * scale).round() as u32).clamp(1, h);
     let resized = resize_bilinear(img, nw, nh);

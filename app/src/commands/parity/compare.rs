@@ -195,6 +195,18 @@ impl Bands {
         }
     }
 
+    /// The share of reference faces the candidate found in the input bands at or above
+    /// `min_size` pixels (None when there are none).
+    pub fn found_above(&self, min_size: f32) -> Option<f32> {
+        let (found, faces) = self
+            .input
+            .iter()
+            .zip(BANDS.iter())
+            .filter(|(_, b)| b.1 >= min_size)
+            .fold((0, 0), |(f, n), (t, _)| (f + t.found, n + t.faces));
+        (faces > 0).then(|| found as f32 / faces as f32)
+    }
+
     pub fn add_candidate_only(&mut self, input_size: f32, original_size: f32) {
         self.input[band_of(input_size)].candidate_only += 1;
         self.original[band_of(original_size)].candidate_only += 1;
@@ -420,15 +432,9 @@ mod tests {
 
     fn summary(bands: Bands) -> Summary {
         let faces: usize = bands.input.iter().map(|t| t.faces).sum();
-        let above: (usize, usize) = bands
-            .input
-            .iter()
-            .zip(BANDS.iter())
-            .filter(|(_, b)| b.1 >= RULES.min_size)
-            .fold((0, 0), |(f, n), (t, _)| (f + t.found, n + t.faces));
         Summary {
             reference_faces: faces,
-            found_above_floor: Some(above.0 as f32 / above.1 as f32),
+            found_above_floor: bands.found_above(RULES.min_size),
             bands: Some(bands),
             ..Summary::default()
         }

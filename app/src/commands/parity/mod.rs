@@ -331,10 +331,6 @@ impl Distinct {
     }
 }
 
-fn input_scale(det: &FaceDetector, img: &image::RgbImage) -> f32 {
-    det.prepare_scale(img.width(), img.height())
-}
-
 fn run_detector(
     corpus: &Corpus,
     mut reference: FaceDetector,
@@ -350,7 +346,7 @@ fn run_detector(
             for (vimg, to) in view.apply(&img) {
                 let r = reference.detect(&vimg)?;
                 let c = candidate.detect(&vimg)?;
-                let scale = input_scale(&reference, &vimg);
+                let scale = reference.prepare_scale(vimg.width(), vimg.height());
                 let matches = compare::match_faces(&r, &c, RULES.match_iou);
                 let size = |f: &Face| {
                     (
@@ -397,13 +393,7 @@ fn run_detector(
         }
         s.distinct_faces += distinct.boxes.len();
     }
-    let above = bands
-        .input
-        .iter()
-        .zip(compare::BANDS.iter())
-        .filter(|(_, b)| b.1 >= RULES.min_size)
-        .fold((0, 0), |(f, n), (t, _)| (f + t.found, n + t.faces));
-    s.found_above_floor = (above.1 > 0).then(|| above.0 as f32 / above.1 as f32);
+    s.found_above_floor = bands.found_above(RULES.min_size);
     s.bands = Some(bands);
     Ok((s, rows))
 }

@@ -14,7 +14,7 @@ use super::{AppWindow, Intent, WindowEnv, backend_line};
 /// A face detector choice, as data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DetectorTier {
-    pub tier: &'static str,
+    pub label: &'static str,
     pub model_id: &'static str,
     /// Offered only on ONNX Runtime: an int8 form, faster there and slower than f32 on tract.
     pub onnx_runtime_only: bool,
@@ -23,22 +23,22 @@ pub struct DetectorTier {
 /// The face detector choices: a name for each SCRFD size, and the int8 form of one.
 pub const DETECTOR_TIERS: &[DetectorTier] = &[
     DetectorTier {
-        tier: "Fast",
+        label: "Fast",
         model_id: "scrfd_500m",
         onnx_runtime_only: false,
     },
     DetectorTier {
-        tier: "Balanced",
+        label: "Balanced",
         model_id: "scrfd_2.5g",
         onnx_runtime_only: false,
     },
     DetectorTier {
-        tier: "Balanced, int8",
+        label: "Balanced, int8",
         model_id: "scrfd_2.5g_i8",
         onnx_runtime_only: true,
     },
     DetectorTier {
-        tier: "Thorough",
+        label: "Thorough",
         model_id: "scrfd_10g",
         onnx_runtime_only: false,
     },
@@ -59,18 +59,17 @@ pub struct IndexSettings<'a> {
 /// all: a derived form only while its release record passed (`darkroom_engine::releases`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetectorChoice {
-    pub tier: &'static str,
-    pub model_id: &'static str,
+    pub tier: DetectorTier,
     pub installed: bool,
     pub released: bool,
-    pub onnx_runtime_only: bool,
 }
 
 impl DetectorChoice {
     /// Whether Settings lists it on a process whose floor is `floor` (unknown until the
     /// backend reports: then only what runs everywhere).
     pub fn offered(&self, floor: Option<darkroom_engine::Rung>) -> bool {
-        self.released && (!self.onnx_runtime_only || floor == Some(darkroom_engine::Rung::OrtCpu))
+        self.released
+            && (!self.tier.onnx_runtime_only || floor == Some(darkroom_engine::Rung::OrtCpu))
     }
 }
 
@@ -245,16 +244,20 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                 ui.label("Face detector");
                 ui.vertical(|ui| {
                     let floor = status.map(|s| s.floor);
-                    for d in detectors.iter().filter(|d| d.offered(floor) || detector == d.model_id) {
-                        let text = format!("{} ({})", d.tier, d.model_id);
+                    for d in detectors
+                        .iter()
+                        .filter(|d| d.offered(floor) || detector == d.tier.model_id)
+                    {
+                        let id = d.tier.model_id;
+                        let text = format!("{} ({id})", d.tier.label);
                         let r = ui
                             .add_enabled(
                                 d.installed,
-                                egui::RadioButton::new(detector == d.model_id, text),
+                                egui::RadioButton::new(detector == id, text),
                             )
                             .on_disabled_hover_text("Not installed: get it in Models");
-                        if r.clicked() && detector != d.model_id {
-                            change = Some(SettingsChange::Detector(d.model_id.to_owned()));
+                        if r.clicked() && detector != id {
+                            change = Some(SettingsChange::Detector(id.to_owned()));
                         }
                     }
                     ui.weak("Photos indexed with another detector are marked; Index faces redoes them.");
