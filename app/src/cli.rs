@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::bench;
-use crate::commands::{backend, decide, faces, index, ladder_worker, models, parity, probe};
+use crate::commands::{
+    backend, decide, faces, index, ladder_worker, models, parity, probe, thumbnails,
+};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -53,6 +55,9 @@ pub enum Command {
     /// The release gate: a derived model form against its reference on real photographs
     /// (same detections per size band, or embeddings by cosine); fails closed.
     Parity(parity::Args),
+    /// Make every photo's grid thumbnail and loupe preview in a folder into the window's cache;
+    /// one line per item (its capture time too), exit status 1 when any failed.
+    Thumbnails(thumbnails::Args),
     /// Time every installed model on tract, ONNX Runtime 1 thread and all threads.
     Bench(bench::inference::Args),
     /// Thumbnail throughput against vipsthumbnail on a folder of JPEGs (docs/PERFORMANCE.md).
@@ -91,6 +96,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Decide(args) => decide::run(args),
         Command::Models { command } => models::run(command),
         Command::Parity(args) => parity::run(args),
+        Command::Thumbnails(args) => thumbnails::run(args),
         Command::Bench(args) => bench::inference::main(args),
         Command::BenchThumbs(args) => bench::thumbs::main(args),
         Command::BenchFirstFrame(args) => bench::first_frame::main(args),

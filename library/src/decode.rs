@@ -1,5 +1,6 @@
 //! Decoding photos: format from content, the right way up (EXIF orientation), and within a
-//! pixel budget so a hostile header claiming 100000×100000 is refused before any allocation.
+//! [`Budget`]: a hostile header claiming 100000×100000 is refused before any allocation, and a
+//! decode that runs past its time is cut off.
 
 use std::io::Cursor;
 use std::path::Path;
@@ -7,45 +8,64 @@ use std::path::Path;
 use image::metadata::Orientation;
 use image::{DynamicImage, ImageDecoder, ImageReader, Limits};
 
+use crate::budget::{Budget, Timed};
 use crate::error::LibraryError;
 
-/// The largest image decoded (a 100 MP frame has room).
-pub const MAX_PIXELS: u64 = 200_000_000;
+pub use crate::budget::MAX_PIXELS;
 
 fn decode_reader<R: std::io::BufRead + std::io::Seek>(
-    reader: ImageReader<R>,
+    reader: R,
     path: &Path,
     orientation_override: Option<Orientation>,
+    budget: &Budget,
 ) -> Result<DynamicImage, LibraryError> {
-    let mut reader = reader
+    // Every failure past the clock is the clock's, whatever the decoder made of it.
+    let fail = |e: &dyn std::fmt::Display| {
+        if budget.over() {
+            LibraryError::image(path, budget.cut_off())
+        } else {
+            LibraryError::image(path, e)
+        }
+    };
+    let mut reader = ImageReader::new(Timed::new(reader, *budget))
         .with_guessed_format()
-        .map_err(|e| LibraryError::image(path, e))?;
+        .map_err(|e| fail(&e))?;
     let mut limits = Limits::default();
-    limits.max_alloc = Some(MAX_PIXELS * 4);
+    limits.max_alloc = Some(budget.max_pixels.saturating_mul(4));
     reader.limits(limits);
-    let mut decoder = reader
-        .into_decoder()
-        .map_err(|e| LibraryError::image(path, e))?;
+    let mut decoder = reader.into_decoder().map_err(|e| fail(&e))?;
     let (w, h) = decoder.dimensions();
-    if u64::from(w) * u64::from(h) > MAX_PIXELS {
+    if !budget.fits(u64::from(w), u64::from(h)) {
         return Err(LibraryError::image(
             path,
-            format!("{w}x{h} pixels is larger than the {MAX_PIXELS} pixel limit"),
+            format!(
+                "{w}x{h} pixels is larger than the {} pixel limit",
+                budget.max_pixels
+            ),
         ));
     }
     // A broken EXIF block should not cost the photo: decode it upright-as-stored.
     let orientation = orientation_override
         .unwrap_or_else(|| decoder.orientation().unwrap_or(Orientation::NoTransforms));
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| LibraryError::image(path, e))?;
+    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| fail(&e))?;
+    // The JPEG decoder reads the whole file before it starts: its clock is checked after.
+    if budget.over() {
+        return Err(LibraryError::image(path, budget.cut_off()));
+    }
     img.apply_orientation(orientation);
     Ok(img)
 }
 
-/// Decode the file at `path`, upright.
+/// Decode the file at `path`, upright, within the default budget.
 pub fn load_oriented(path: &Path) -> Result<DynamicImage, LibraryError> {
+    load_oriented_within(path, &Budget::start())
+}
+
+/// Decode the file at `path`, upright, within `budget`.
+pub fn load_oriented_within(path: &Path, budget: &Budget) -> Result<DynamicImage, LibraryError> {
     let bytes = std::fs::read(path).map_err(|e| LibraryError::image(path, e))?;
     check_complete_jpeg(&bytes, path)?;
-    decode_reader(ImageReader::new(Cursor::new(&bytes[..])), path, None)
+    decode_reader(Cursor::new(&bytes[..]), path, None, budget)
 }
 
 /// A JPEG file must end with its end-of-image marker (trailing padding allowed). Decoders fill a
@@ -77,23 +97,25 @@ pub fn decode_bytes(
     bytes: &[u8],
     path: &Path,
     orientation: Option<Orientation>,
+    budget: &Budget,
 ) -> Result<DynamicImage, LibraryError> {
-    decode_reader(ImageReader::new(Cursor::new(bytes)), path, orientation)
+    decode_reader(Cursor::new(bytes), path, orientation, budget)
 }
 
 /// A JPEG decoded in the DCT domain at the smallest of 1/8, 1/4, 1/2 and 1 whose size is at
 /// least what `want` asks for given the stored size, then turned upright by its EXIF
 /// orientation. Returns the picture and the upright full size. None where `jpeg-decoder` cannot
-/// (CMYK, 12-bit, broken, over the pixel budget): the general decoder then names the cause.
+/// (CMYK, 12-bit, broken, over the budget): the general decoder then names the cause.
 pub fn jpeg_scaled(
     bytes: &[u8],
+    budget: &Budget,
     want: impl FnOnce(u32, u32) -> (u16, u16),
 ) -> Option<(DynamicImage, (u32, u32))> {
-    let mut d = jpeg_decoder::Decoder::new(Cursor::new(bytes));
+    let mut d = jpeg_decoder::Decoder::new(Timed::new(Cursor::new(bytes), *budget));
     d.read_info().ok()?;
     let info = d.info()?;
     let (w, h) = (u32::from(info.width), u32::from(info.height));
-    if u64::from(w) * u64::from(h) > MAX_PIXELS {
+    if !budget.fits(u64::from(w), u64::from(h)) {
         return None;
     }
     let (ww, wh) = want(w, h);

@@ -10,6 +10,8 @@
 
 use image::RgbImage;
 
+use crate::budget::Budget;
+
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DcError {
     #[error("not a JPEG")]
@@ -18,6 +20,8 @@ pub enum DcError {
     Truncated,
     #[error("corrupt JPEG: {0}")]
     Corrupt(&'static str),
+    #[error("decoding was cut off after {0:?} (the limit for one file)")]
+    TimedOut(std::time::Duration),
 }
 
 /// Bits looked up at once. Codes (or a code plus its extra bits) up to this long resolve in
@@ -243,11 +247,12 @@ fn be16(d: &[u8], at: usize) -> Result<usize, DcError> {
 
 /// The photo at 1/8 of its size (rounded up), or None when it is a kind this decoder leaves to
 /// a general one, when that size's long edge would be under `min_long_edge`, or when it has
-/// more than `max_pixels`. EXIF orientation is not applied.
+/// more than the budget's pixels. EXIF orientation is not applied. Past the budget's time it
+/// stops with [`DcError::TimedOut`].
 pub fn decode(
     data: &[u8],
     min_long_edge: usize,
-    max_pixels: u64,
+    budget: &Budget,
 ) -> Result<Option<RgbImage>, DcError> {
     if data.get(..2) != Some(&[0xFF, 0xD8]) {
         return Err(DcError::NotJpeg);
@@ -330,7 +335,7 @@ pub fn decode(
                     || width == 0
                     || height == 0
                     || width.max(height).div_ceil(8) < min_long_edge
-                    || (width as u64) * (height as u64) > max_pixels
+                    || !budget.fits(width as u64, height as u64)
                 {
                     return Ok(None);
                 }
@@ -386,6 +391,7 @@ pub fn decode(
                     &dc,
                     &ac,
                     restart_interval,
+                    budget,
                 )
                 .map(Some);
             }
@@ -404,6 +410,7 @@ fn scan_dc(
     dc: &[Option<Huffman>; 4],
     ac: &[Option<Huffman>; 4],
     restart_interval: usize,
+    budget: &Budget,
 ) -> Result<RgbImage, DcError> {
     let hmax = comps.iter().map(|c| c.h).max().unwrap_or(1);
     let vmax = comps.iter().map(|c| c.v).max().unwrap_or(1);
@@ -444,6 +451,9 @@ fn scan_dc(
             pred.fill(0);
         }
         let (mx, my) = (mcu % mcux, mcu / mcux);
+        if mx == 0 && budget.over() {
+            return Err(DcError::TimedOut(budget.limit()));
+        }
         for (ci, c) in comps.iter().enumerate() {
             let (hb, vb) = if single { (1, 1) } else { (c.h, c.v) };
             let (dct, act) = tables[ci];

@@ -3,6 +3,7 @@
 //! memory limits, and cached thumbnails. No inference here: the engine depends on this crate
 //! for decoding, not the other way round.
 
+pub mod budget;
 pub mod decode;
 pub mod error;
 pub mod formats;
@@ -12,5 +13,6 @@ pub mod scan;
 pub mod thumbs;
 pub mod working;
 
+pub use budget::Budget;
 pub use error::LibraryError;
 pub use scan::{Item, ItemKind, ScanEvent};

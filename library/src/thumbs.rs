@@ -8,6 +8,7 @@ use std::time::UNIX_EPOCH;
 use image::{DynamicImage, RgbImage};
 use sha2::{Digest, Sha256};
 
+use crate::budget::Budget;
 use crate::decode;
 use crate::error::LibraryError;
 use crate::formats;
@@ -81,32 +82,37 @@ impl ThumbCache {
     }
 }
 
-/// Build a thumbnail without the cache.
+/// Build a thumbnail without the cache, within the default budget.
 pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
+    make_within(path, side, &Budget::start())
+}
+
+/// Build a thumbnail without the cache, within `budget`.
+pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail, LibraryError> {
     let data = if formats::is_raw(path) || formats::is_jpeg(path) {
         Some(std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?)
     } else {
         None
     };
-    let embedded = data.as_deref().and_then(|data| {
-        preview::embedded(data)
-            .filter(|p| p.width.max(p.height) >= side || formats::is_raw(path))
-            .map(|p| decode::decode_bytes(&data[p.range.clone()], path, p.orientation))
-    });
-    let (img, source) = match embedded {
+    let raw = formats::is_raw(path);
+    // A RAW shows its largest preview whatever its size (there is nothing else to show); a
+    // JPEG's EXIF thumbnail only where it is big enough.
+    let embedded = match data.as_deref().map(preview::largest) {
+        Some(Ok(p)) if raw || p.width.max(p.height) >= side => Some(p),
+        Some(Err(why)) if raw => return Err(LibraryError::image(path, why)),
+        _ => None,
+    };
+    let preview = embedded
+        .zip(data.as_deref())
+        .map(|(p, data)| decode::decode_bytes(&data[p.range.clone()], path, p.orientation, budget));
+    let (img, source) = match preview {
         Some(Ok(img)) => (img, Source::EmbeddedPreview),
-        Some(Err(e)) if formats::is_raw(path) => return Err(e),
-        _ if formats::is_raw(path) => {
-            return Err(LibraryError::image(
-                path,
-                "no embedded preview in this RAW file",
-            ));
-        }
+        Some(Err(e)) if raw => return Err(e),
         // A JPEG decoded at 1/2, 1/4 or 1/8 scale in the DCT domain; anything it cannot do
         // (CMYK, a broken file) goes to the full decoder, which names the cause.
-        _ => match data.as_deref().and_then(|d| scaled_jpeg(d, path, side)) {
+        _ => match data.as_deref().and_then(|d| scaled_jpeg(d, path, side, budget)) {
             Some(img) => (img, Source::Decoded),
-            None => (decode::load_oriented(path)?, Source::Decoded),
+            None => (decode::load_oriented_within(path, budget)?, Source::Decoded),
         },
     };
     Ok(Thumbnail {
@@ -116,7 +122,7 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
 }
 
 /// Shrink-on-load for JPEG: decode straight to the smallest DCT scale still at least `side`.
-fn scaled_jpeg(data: &[u8], path: &Path, side: u32) -> Option<DynamicImage> {
+fn scaled_jpeg(data: &[u8], path: &Path, side: u32, budget: &Budget) -> Option<DynamicImage> {
     if !formats::is_jpeg(path) {
         return None;
     }
@@ -124,7 +130,7 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32) -> Option<DynamicImage> {
     decode::check_complete_jpeg(data, path).ok()?;
     // Where 1/8 is still big enough, the DC coefficients are the thumbnail: no IDCT at all.
     // Anything it declines or finds broken goes on to the general decoder.
-    if let Ok(Some(rgb)) = jpeg_dc::decode(data, side as usize, decode::MAX_PIXELS) {
+    if let Ok(Some(rgb)) = jpeg_dc::decode(data, side as usize, budget) {
         let mut img = DynamicImage::ImageRgb8(rgb);
         if let Some(o) = preview::exif_orientation(data) {
             img.apply_orientation(o);
@@ -132,7 +138,7 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32) -> Option<DynamicImage> {
         return Some(img);
     }
     let side = u16::try_from(side).unwrap_or(u16::MAX);
-    decode::jpeg_scaled(data, |_, _| (side, side)).map(|(img, _)| img)
+    decode::jpeg_scaled(data, budget, |_, _| (side, side)).map(|(img, _)| img)
 }
 
 fn shrink(img: DynamicImage, side: u32) -> RgbImage {

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use image::RgbImage;
 
+use crate::budget::Budget;
 use crate::decode;
 use crate::error::LibraryError;
 use crate::formats;
@@ -29,14 +30,19 @@ impl Working {
     }
 }
 
-/// Decode `path` for analysis with a long edge of at least `min_long` where it has that many.
+/// Decode `path` for analysis with a long edge of at least `min_long` where it has that many,
+/// within the default budget.
 pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
+    load_within(path, min_long, &Budget::start())
+}
+
+/// As [`load`], within `budget`.
+pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Working, LibraryError> {
     let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     let captured_at = preview::capture_time(&bytes);
     if formats::is_raw(path) {
-        let p = preview::embedded(&bytes)
-            .ok_or_else(|| LibraryError::image(path, "no embedded preview in this RAW file"))?;
-        let img = decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation)?.into_rgb8();
+        let p = preview::largest(&bytes).map_err(|why| LibraryError::image(path, why))?;
+        let img = decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8();
         return Ok(Working {
             full_size: img.dimensions(),
             image: img,
@@ -45,11 +51,11 @@ pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
     }
     if bytes.starts_with(&[0xFF, 0xD8]) {
         decode::check_complete_jpeg(&bytes, path)?;
-        if let Some(w) = scaled_jpeg(&bytes, min_long) {
+        if let Some(w) = scaled_jpeg(&bytes, min_long, budget) {
             return Ok(Working { captured_at, ..w });
         }
     }
-    let img = decode::load_oriented(path)?.into_rgb8();
+    let img = decode::load_oriented_within(path, budget)?.into_rgb8();
     Ok(Working {
         full_size: img.dimensions(),
         image: img,
@@ -59,8 +65,8 @@ pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
 
 /// The smallest DCT scale (1/8 … 1) whose long edge is still `min_long`; None when the general
 /// decoder should have it (CMYK, 12-bit, broken).
-fn scaled_jpeg(bytes: &[u8], min_long: u32) -> Option<Working> {
-    let (img, full_size) = decode::jpeg_scaled(bytes, |w, h| {
+fn scaled_jpeg(bytes: &[u8], min_long: u32, budget: &Budget) -> Option<Working> {
+    let (img, full_size) = decode::jpeg_scaled(bytes, budget, |w, h| {
         let long = u64::from(w.max(h).max(1));
         let want = |side: u32| {
             u16::try_from((u64::from(side) * u64::from(min_long)).div_ceil(long))

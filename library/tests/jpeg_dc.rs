@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use darkroom_library::budget::{Budget, MAX_DECODE_TIME};
 use darkroom_library::jpeg_dc;
 
 fn data(name: &str) -> Vec<u8> {
@@ -32,7 +33,7 @@ fn reference(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
 
 /// Mean absolute difference per channel, in levels.
 fn compare(bytes: &[u8]) -> f64 {
-    let ours = jpeg_dc::decode(bytes, 1, u64::MAX)
+    let ours = jpeg_dc::decode(bytes, 1, &Budget::new(u64::MAX, MAX_DECODE_TIME))
         .expect("decodes")
         .expect("a kind it handles");
     let (w, h, theirs) = reference(bytes);
@@ -88,19 +89,19 @@ fn matches_jpeg_decoder_on_the_sample_photos() {
 #[test]
 fn declines_what_it_does_not_decode() {
     assert_eq!(
-        jpeg_dc::decode(&data("progressive.jpg"), 1, u64::MAX),
+        jpeg_dc::decode(&data("progressive.jpg"), 1, &Budget::new(u64::MAX, MAX_DECODE_TIME)),
         Ok(None),
         "progressive goes to the general decoder"
     );
     // 256×192 at 1/8 is 32 wide: too small for a 64 px thumbnail.
-    assert_eq!(jpeg_dc::decode(&data("s420.jpg"), 64, u64::MAX), Ok(None));
+    assert_eq!(jpeg_dc::decode(&data("s420.jpg"), 64, &Budget::new(u64::MAX, MAX_DECODE_TIME)), Ok(None));
     assert_eq!(
-        jpeg_dc::decode(&data("s420.jpg"), 1, 1000),
+        jpeg_dc::decode(&data("s420.jpg"), 1, &Budget::new(1000, MAX_DECODE_TIME)),
         Ok(None),
         "pixel budget"
     );
     assert_eq!(
-        jpeg_dc::decode(b"GIF89a", 1, u64::MAX),
+        jpeg_dc::decode(b"GIF89a", 1, &Budget::new(u64::MAX, MAX_DECODE_TIME)),
         Err(jpeg_dc::DcError::NotJpeg)
     );
 }
@@ -114,7 +115,7 @@ fn broken_data_is_an_error_not_a_panic() {
         .rposition(|w| w == [0xFF, 0xDA])
         .expect("SOS");
     for cut in (0..good.len()).step_by(37) {
-        let r = jpeg_dc::decode(&good[..cut], 1, u64::MAX);
+        let r = jpeg_dc::decode(&good[..cut], 1, &Budget::new(u64::MAX, MAX_DECODE_TIME));
         if cut < scan_start + 300 {
             assert!(r.is_err(), "cut at {cut} of {}: {r:?}", good.len());
         }
@@ -130,6 +131,6 @@ fn broken_data_is_an_error_not_a_panic() {
             let at = (state as usize) % bad.len();
             bad[at] ^= 1 << (state >> 60 & 7);
         }
-        let _ = jpeg_dc::decode(&bad, 1, u64::MAX);
+        let _ = jpeg_dc::decode(&bad, 1, &Budget::new(u64::MAX, MAX_DECODE_TIME));
     }
 }

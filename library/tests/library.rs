@@ -74,14 +74,39 @@ fn raf(preview: &[u8]) -> Vec<u8> {
 }
 
 fn cr3(small: &[u8], large: &[u8]) -> Vec<u8> {
+    // As the Canon EOS R6 file in exiv2's test data lays them out: THMB in moov's Canon uuid
+    // box, PRVW in a top-level uuid box of its own (8 bytes of its own before it).
+    fn boxed(kind: &[u8; 4], body: &[u8]) -> Vec<u8> {
+        let mut b = ((body.len() + 8) as u32).to_be_bytes().to_vec();
+        b.extend_from_slice(kind);
+        b.extend_from_slice(body);
+        b
+    }
+    let canon: [u8; 16] = [
+        0x85, 0xc0, 0xb6, 0x87, 0x82, 0x0f, 0x11, 0xe0, 0x81, 0x11, 0xf4, 0xce, 0x46, 0x2b, 0x6a,
+        0x48,
+    ];
+    let previews: [u8; 16] = [
+        0xea, 0xf4, 0x2b, 0x5e, 0x1c, 0x98, 0x4b, 0x88, 0xb9, 0xfb, 0xb7, 0xdc, 0x40, 0x6e, 0x4d,
+        0x16,
+    ];
+    // THMB: version/flags, width, height, JPEG size, 4 bytes; PRVW: 4+2 bytes, width, height,
+    // 2 bytes, JPEG size. Then the JPEG.
+    let mut thmb = vec![0u8; 16];
+    thmb.extend_from_slice(small);
+    let mut prvw = vec![0u8; 16];
+    prvw.extend_from_slice(large);
+    let mut uuid = canon.to_vec();
+    uuid.extend(boxed(b"THMB", &thmb));
+    let moov = boxed(b"moov", &boxed(b"uuid", &uuid));
+    let mut puuid = previews.to_vec();
+    puuid.extend_from_slice(&[0u8; 8]);
+    puuid.extend(boxed(b"PRVW", &prvw));
     let mut c = Vec::new();
     c.extend_from_slice(&24u32.to_be_bytes());
     c.extend_from_slice(b"ftypcrx \0\0\0\x01crx isom");
-    for (name, body) in [(b"THMB", small), (b"PRVW", large)] {
-        c.extend_from_slice(&((body.len() + 8) as u32).to_be_bytes());
-        c.extend_from_slice(name);
-        c.extend_from_slice(body);
-    }
+    c.extend(moov);
+    c.extend(boxed(b"uuid", &puuid));
     c
 }
 
@@ -96,6 +121,7 @@ fn the_largest_embedded_preview_is_found_in_each_container() {
         let p = preview::embedded(&data).unwrap_or_else(|| panic!("{name}: no preview"));
         assert_eq!(p.width.max(p.height), 480, "{name}");
         assert!(data[p.range.clone()].starts_with(&large[..64]), "{name}");
+        assert!(data[p.range.clone()].ends_with(&large[large.len() - 64..]), "{name}");
     }
     assert!(
         preview::embedded(b"II*\0\xff\xff\xff\xff").is_none(),
@@ -303,4 +329,125 @@ fn a_jpeg_thumbnail_decoded_at_reduced_scale_is_the_right_way_up() {
     let t = thumbs::make(&p, 64).expect("thumbnail");
     let (w, h) = t.image.dimensions();
     assert!(h > w && h.max(w) == 64, "{w}x{h}");
+}
+
+/// A PNG bomb: `side`×`side` grey pixels of zeros in a fixed-Huffman deflate stream of
+/// 258-byte back-references (13 bits each), so a file of about a megabyte asks for seconds of
+/// inflating and unfiltering on a slow machine.
+fn png_bomb(side: u32) -> Vec<u8> {
+    struct Bits {
+        out: Vec<u8>,
+        acc: u64,
+        n: u32,
+    }
+    impl Bits {
+        // Deflate packs bits from the least significant end; Huffman codes go MSB first.
+        fn put(&mut self, value: u32, count: u32) {
+            self.acc |= u64::from(value) << self.n;
+            self.n += count;
+            while self.n >= 8 {
+                self.out.push(self.acc as u8);
+                self.acc >>= 8;
+                self.n -= 8;
+            }
+        }
+        fn code(&mut self, code: u32, len: u32) {
+            let rev = code.reverse_bits() >> (32 - len);
+            self.put(rev, len);
+        }
+    }
+    let total = u64::from(side) * (u64::from(side) + 1);
+    let mut b = Bits {
+        out: vec![0x78, 0x01],
+        acc: 0,
+        n: 0,
+    };
+    b.put(1, 1); // the final block
+    b.put(1, 2); // fixed Huffman codes
+    b.code(0x30, 8); // literal 0
+    let pairs = (total - 1) / 258;
+    for _ in 0..pairs {
+        b.code(0b1100_0101, 8); // length 258 (symbol 285)
+        b.code(0, 5); // distance 1
+    }
+    for _ in 0..(total - 1) % 258 {
+        b.code(0x30, 8);
+    }
+    b.code(0, 7); // end of block
+    if b.n > 0 {
+        b.out.push(b.acc as u8);
+    }
+    // Adler-32 of `total` zero bytes: a = 1, b = total (mod 65521).
+    let adler = (((total % 65_521) as u32) << 16) | 1;
+    b.out.extend_from_slice(&adler.to_be_bytes());
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&side.to_be_bytes());
+    ihdr.extend_from_slice(&side.to_be_bytes());
+    ihdr.extend_from_slice(&[8, 0, 0, 0, 0]);
+    for (kind, body) in [(&b"IHDR"[..], &ihdr[..]), (b"IDAT", &b.out), (b"IEND", b"")] {
+        let mut chunk = kind.to_vec();
+        chunk.extend_from_slice(body);
+        png.extend_from_slice(&(body.len() as u32).to_be_bytes());
+        png.extend_from_slice(&chunk);
+        png.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    }
+    png
+}
+
+#[test]
+fn a_decode_past_its_time_is_cut_off_and_every_header_size_meets_the_pixel_budget() {
+    use darkroom_library::budget::{Budget, MAX_DECODE_TIME, MAX_PIXELS};
+    use darkroom_library::{decode, jpeg_dc};
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("bomb.png");
+    // 196 MP: within the pixel budget, so only the clock can stop it.
+    let bomb = png_bomb(14_000);
+    assert!(bomb.len() < 2 << 20, "{} bytes", bomb.len());
+    std::fs::write(&path, &bomb).expect("write");
+    let e = decode::load_oriented_within(&path, &Budget::new(MAX_PIXELS, Duration::from_millis(20)))
+        .expect_err("cut off");
+    assert!(
+        e.to_string().contains("decoding was cut off after 0.0 s") && e.to_string().ends_with("bomb.png"),
+        "{e}"
+    );
+    // The same header against a smaller pixel budget is refused before it is inflated.
+    let e = decode::load_oriented_within(&path, &Budget::new(100_000_000, MAX_DECODE_TIME))
+        .expect_err("over the pixel budget");
+    assert!(e.to_string().contains("larger than the 100000000 pixel limit"), "{e}");
+
+    // Our own decoders check the clock as they go: the DC decoder, the scaled JPEG decode and
+    // the thumbnail through them.
+    let jpeg_path = photo("grace_hopper.jpg");
+    let bytes = std::fs::read(&jpeg_path).expect("read");
+    let spent = Budget::new(MAX_PIXELS, Duration::ZERO);
+    std::thread::sleep(Duration::from_millis(1));
+    assert_eq!(
+        jpeg_dc::decode(&bytes, 1, &spent),
+        Err(jpeg_dc::DcError::TimedOut(Duration::ZERO))
+    );
+    assert!(decode::jpeg_scaled(&bytes, &spent, |w, h| (w as u16, h as u16)).is_none());
+    let e = thumbs::make_within(&jpeg_path, 64, &spent).expect_err("cut off");
+    assert!(e.to_string().contains("cut off"), "{e}");
+    assert!(thumbs::make(&jpeg_path, 64).is_ok(), "the default budget suffices");
+
+    // A preview whose header claims 65000x65000 is passed over for the real one, in the
+    // preview parser as in the decoders.
+    let (small, large) = (jpeg(160), jpeg(480));
+    let mut liar = large.clone();
+    let sof = liar
+        .windows(2)
+        .position(|w| w == [0xFF, 0xC0])
+        .expect("baseline SOF0");
+    liar[sof + 5..sof + 9].copy_from_slice(&[0xFD, 0xE8, 0xFD, 0xE8]);
+    let data = tiff_raw(&small, &liar, 1);
+    let p = preview::embedded(&data).expect("the small preview");
+    assert_eq!(p.width.max(p.height), 160);
+    assert_eq!(
+        jpeg_dc::decode(&liar, 1, &Budget::start()),
+        Ok(None),
+        "the DC decoder declines a frame over the budget"
+    );
 }

@@ -12,6 +12,7 @@ mod decisions;
 mod faces_cli;
 mod gui;
 mod gui_switch;
+mod hostile_files;
 mod index_cli;
 mod model_release;
 mod models_cli;

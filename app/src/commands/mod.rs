@@ -9,3 +9,4 @@ pub mod ladder_worker;
 pub mod models;
 pub mod parity;
 pub mod probe;
+pub mod thumbnails;

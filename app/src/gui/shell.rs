@@ -89,8 +89,7 @@ pub fn run(
 ) -> anyhow::Result<std::process::ExitCode> {
     let data = darkroom_engine::paths::data_dir()
         .context("no data directory: set DARKROOM_DATA_DIR or HOME")?;
-    let cache = darkroom_engine::paths::cache_dir()
-        .context("no cache directory: set DARKROOM_CACHE_DIR or HOME")?;
+    let thumb_cache = crate::services::thumb_cache_dir()?;
     let settings_file = data.join("settings.json");
     let (settings, settings_problem) = AppSettings::load(&settings_file);
     let mut notices: Vec<String> = settings_problem.into_iter().collect();
@@ -116,7 +115,7 @@ pub fn run(
     let setup = Setup {
         folder,
         catalog: data.join("catalog.sqlite"),
-        thumb_cache: cache.join("thumbs"),
+        thumb_cache,
         naming: settings.naming,
         recent: settings.recent,
         status: StatusSource::Starting(rx),

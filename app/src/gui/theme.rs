@@ -3,10 +3,7 @@
 use darkroom_catalog::ColourLabel;
 use egui::Color32;
 
-/// Grid thumbnails are made at this many pixels.
-pub const THUMB_SIDE: u32 = 256;
-/// Loupe previews are made at this many pixels (fit on a 4K screen is downscaled by egui).
-pub const LOUPE_SIDE: u32 = 2048;
+pub use crate::services::{LOUPE_SIDE, THUMB_SIDE};
 /// A grid cell's side in points.
 pub const CELL: f32 = 180.0;
 /// The people strip's face chips, in points.

@@ -438,9 +438,16 @@ pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) ->
             if indexed.faces.is_empty() {
                 return Ok(Some(Vec::new()));
             }
-            let img = darkroom_library::decode::load_oriented(&photo)
-                .map_err(|e| e.cause())?
-                .into_rgb8();
+            // A RAW's pixels are its largest embedded preview, as the index saw them.
+            let img = if darkroom_library::formats::is_raw(&photo) {
+                darkroom_library::working::load(&photo, u32::MAX)
+                    .map_err(|e| e.cause())?
+                    .image
+            } else {
+                darkroom_library::decode::load_oriented(&photo)
+                    .map_err(|e| e.cause())?
+                    .into_rgb8()
+            };
             // Boxes are in the indexed full size; a RAW's preview may differ: scale to it.
             let k = img.width() as f32 / indexed.width.max(1) as f32;
             let crops = indexed

@@ -16,6 +16,18 @@ use darkroom_engine::{
     runtime,
 };
 
+/// Grid thumbnails are made at this many pixels (the window's and `darkroom thumbnails`).
+pub const THUMB_SIDE: u32 = 256;
+/// Loupe previews are made at this many pixels (fit on a 4K screen is downscaled by egui).
+pub const LOUPE_SIDE: u32 = 2048;
+
+/// Where the window keeps its thumbnails (`darkroom thumbnails` fills the same cache).
+pub fn thumb_cache_dir() -> anyhow::Result<PathBuf> {
+    Ok(paths::cache_dir()
+        .context("no cache directory: set DARKROOM_CACHE_DIR or HOME")?
+        .join("thumbs"))
+}
+
 /// The hidden subcommand workers run as.
 pub const WORKER_COMMAND: &str = "ladder-worker";
 

@@ -1,0 +1,86 @@
+//! The corpus each target starts from: real files, in a fixed order (a state names an input
+//! only against the same seeds).
+
+use std::path::{Path, PathBuf};
+
+use darkroom_library::preview;
+
+use crate::mutate::MAX_INPUT;
+use crate::targets::Target;
+
+/// Every file under `dirs`, sorted by path, each at most [`MAX_INPUT`] bytes.
+fn files(dirs: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut paths = Vec::new();
+    let mut stack: Vec<PathBuf> = dirs.to_vec();
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir)
+            .map_err(|e| anyhow::anyhow!("cannot list seed folder: {e}: {}", dir.display()))?;
+        for entry in entries {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                paths.push(path);
+            }
+        }
+    }
+    paths.sort();
+    let mut out = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path)
+            .map_err(|e| anyhow::anyhow!("cannot read seed: {e}: {}", path.display()))?;
+        if bytes.len() <= MAX_INPUT {
+            out.push((path, bytes));
+        }
+    }
+    Ok(out)
+}
+
+fn is_xmp(path: &Path, bytes: &[u8]) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
+        || bytes.windows(9).any(|w| w == b"<x:xmpmeta")
+}
+
+/// The seeds of `target` from `dirs`.
+pub fn load(target: Target, dirs: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
+    let all = files(dirs)?;
+    let seeds: Vec<Vec<u8>> = match target {
+        Target::Preview | Target::Exif => all.into_iter().map(|(_, b)| b).collect(),
+        // JPEG files, and the JPEGs cut out of every container.
+        Target::JpegDc => all
+            .iter()
+            .flat_map(|(_, b)| {
+                let mut v = Vec::new();
+                if b.starts_with(&[0xFF, 0xD8]) {
+                    v.push(b.clone());
+                }
+                if let Ok(p) = preview::largest(b) {
+                    v.push(b[p.range].to_vec());
+                }
+                v
+            })
+            .collect(),
+        // XMP packets: sidecars, and the packets inside photos.
+        Target::Xmp => all
+            .iter()
+            .filter(|(p, b)| is_xmp(p, b))
+            .map(|(p, b)| {
+                if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("xmp")) {
+                    return b.clone();
+                }
+                let start = b.windows(9).position(|w| w == b"<x:xmpmeta").unwrap_or(0);
+                let end = b
+                    .windows(12)
+                    .position(|w| w == b"</x:xmpmeta>")
+                    .map_or(b.len(), |e| e + 12);
+                b[start..end.max(start)].to_vec()
+            })
+            .collect(),
+    };
+    anyhow::ensure!(
+        !seeds.is_empty(),
+        "no seeds for {} in the folders given",
+        target.name()
+    );
+    Ok(seeds)
+}

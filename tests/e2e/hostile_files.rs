@@ -1,0 +1,427 @@
+//! exiv2's test data (Debian's exiv2 0.27.6 source package, pinned by scripts/fetch-assets):
+//! real camera files checked against exiftool, and every file of the set (camera files, other
+//! projects' crash reproducers, malformed JPEG/TIFF/PNG/XMP) through the scan, the thumbnail
+//! and loupe previews, the capture time and the XMP merge, each with its outcome recorded in
+//! `tests/e2e/data/exiv2-outcomes.tsv` (`UPDATE_OUTCOMES=1` rewrites it, to be read in review).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use darkroom_catalog::{Decision, Flag, SidecarNaming, sidecar};
+use darkroom_library::preview::{self, NoPreview};
+use darkroom_library::thumbs::{self, Source};
+use darkroom_library::{jpeg_dc, working};
+
+use crate::support::{assets, darkroom};
+
+const TABLE: &str = "tests/e2e/data/exiv2-outcomes.tsv";
+
+fn set_dir() -> PathBuf {
+    let dir = assets().join("exiv2/test-data");
+    assert!(
+        dir.join("Canon-R6-pruned.CR3").is_file(),
+        "exiv2 test data missing in {}: run scripts/fetch-assets",
+        dir.display()
+    );
+    dir
+}
+
+/// Every file of the set, relative to it, sorted.
+fn set_files() -> Vec<String> {
+    let pins = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/hostile/exiv2-0.27.6-test-data.sha256"),
+    )
+    .expect("the pin list");
+    let mut files: Vec<String> = pins
+        .lines()
+        .filter_map(|l| l.split_once("  ").map(|(_, f)| f.to_owned()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `exiftool -b -TAG file`: the embedded image exiftool finds (empty when none).
+fn exiftool_image(tag: &str, file: &Path) -> Vec<u8> {
+    let out = Command::new("exiftool")
+        .args(["-b", &format!("-{tag}")])
+        .arg(file)
+        .output()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    out.stdout
+}
+
+/// exiftool's EXIF capture time as seconds, as DarkRoom counts them (camera clock, no zone).
+fn exiftool_time(v: &serde_json::Value) -> Option<f64> {
+    let text = v.get("DateTimeOriginal")?.as_str()?;
+    let b = text.as_bytes();
+    if b.len() < 19 {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
+    let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
+    let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    let y2 = if m <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    let mut t = (days * 86_400 + hh * 3_600 + mm * 60 + ss) as f64;
+    if let Some(sub) = v.get("SubSecTimeOriginal") {
+        let s = sub
+            .as_str()
+            .map(str::to_owned)
+            .unwrap_or_else(|| sub.to_string());
+        if let Ok(f) = format!("0.{}", s.trim()).parse::<f64>() {
+            t += f;
+        }
+    }
+    Some(t)
+}
+
+/// The previews exiftool extracts, by tag, with their pixel counts.
+fn exiftool_previews(file: &Path) -> Vec<(&'static str, Vec<u8>, u64)> {
+    ["PreviewImage", "JpgFromRaw", "ThumbnailImage", "OtherImage"]
+        .into_iter()
+        .filter_map(|tag| {
+            let bytes = exiftool_image(tag, file);
+            let (w, h) = image::ImageReader::new(std::io::Cursor::new(&bytes))
+                .with_guessed_format()
+                .ok()?
+                .into_dimensions()
+                .ok()?;
+            Some((tag, bytes, u64::from(w) * u64::from(h)))
+        })
+        .collect()
+}
+
+#[test]
+fn real_camera_raws_match_exiftool_through_scan_thumbnail_loupe_and_capture_time() {
+    let dir = set_dir();
+    let work = tempfile::tempdir().expect("tempdir");
+    // (file, the exiftool tag of the preview DarkRoom must choose, or None when all are
+    // stripped, grid thumbnail size, loupe size).
+    let cases: [(&str, Option<&str>, (u32, u32), (u32, u32)); 3] = [
+        (
+            "Canon-R6-pruned.CR3",
+            Some("PreviewImage"),
+            (256, 171),
+            (1620, 1080),
+        ),
+        ("IMG_1361.dng", None, (0, 0), (0, 0)),
+        (
+            "exiv2-canon-powershot-s40.crw",
+            Some("ThumbnailImage"),
+            (160, 120),
+            (160, 120),
+        ),
+    ];
+    for (name, tag, grid, loupe) in cases {
+        let file = dir.join(name);
+        let data = std::fs::read(&file).expect("read");
+        let theirs = exiftool_previews(&file);
+        match (preview::largest(&data), tag) {
+            (Ok(p), Some(tag)) => {
+                let (_, bytes, pixels) = theirs
+                    .iter()
+                    .find(|(t, ..)| *t == tag)
+                    .unwrap_or_else(|| panic!("{name}: exiftool has no {tag}"));
+                assert!(
+                    data[p.range.clone()] == bytes[..],
+                    "{name}: DarkRoom's preview ({} bytes at {:?}) is not exiftool's {tag} ({} bytes)",
+                    p.range.len(),
+                    p.range,
+                    bytes.len()
+                );
+                assert_eq!(u64::from(p.width) * u64::from(p.height), *pixels, "{name}");
+                let most = theirs.iter().map(|(.., n)| *n).max().unwrap_or(0);
+                assert_eq!(*pixels, most, "{name}: exiftool has a larger preview");
+            }
+            (Err(why), None) => {
+                assert!(theirs.is_empty(), "{name}: exiftool extracts a preview");
+                assert!(
+                    matches!(why, NoPreview::OutsideFile { .. }),
+                    "{name}: {why}"
+                );
+                assert!(why.to_string().starts_with("no embedded preview large enough"));
+            }
+            (got, want) => panic!("{name}: DarkRoom {got:?}, expected exiftool's {want:?}"),
+        }
+        let meta = crate::support::exiftool(
+            &["-n", "-DateTimeOriginal", "-SubSecTimeOriginal", "-Orientation"],
+            &file,
+        );
+        let theirs_time = exiftool_time(&meta).expect("exiftool reads a capture time");
+        let ours_time = preview::capture_time(&data).expect("DarkRoom reads a capture time");
+        assert!(
+            (ours_time - theirs_time).abs() < 1e-6,
+            "{name}: capture time {ours_time} vs exiftool's {theirs_time}"
+        );
+        let theirs_o = meta["Orientation"].as_u64().map(|o| o as u8);
+        let ours_o = preview::orientation(&data).map(|o| o.to_exif());
+        assert_eq!(ours_o, theirs_o, "{name}: orientation");
+
+        // The path a user takes: the scan finds it, the grid and the loupe show its preview.
+        let copy = work.path().join(name);
+        std::fs::copy(&file, &copy).expect("copy");
+        let mut found = Vec::new();
+        darkroom_library::scan::scan(
+            work.path(),
+            &std::sync::atomic::AtomicBool::new(false),
+            &mut |e| {
+                if let darkroom_library::ScanEvent::Item(i) = e {
+                    found.push(i);
+                }
+                true
+            },
+        );
+        assert!(
+            found.iter().any(|i| i.primary == copy
+                && i.kind == darkroom_library::ItemKind::Raw),
+            "{name}: scanned as a RAW"
+        );
+        for (side, size) in [(256, grid), (2048, loupe)] {
+            match thumbs::make(&copy, side) {
+                Ok(t) => {
+                    assert_eq!(t.source, Source::EmbeddedPreview, "{name}");
+                    assert_eq!(t.image.dimensions(), size, "{name} at {side}");
+                }
+                Err(e) => {
+                    assert_eq!(size, (0, 0), "{name} at {side}: {e}");
+                    assert!(
+                        e.to_string().contains("no embedded preview large enough")
+                            && e.to_string().contains(name),
+                        "{e}"
+                    );
+                }
+            }
+        }
+        let analysed = working::load(&copy, 1440);
+        if tag.is_some() {
+            let w = analysed.expect("working decode");
+            assert_eq!(w.captured_at, Some(ours_time), "{name}");
+        } else {
+            assert!(analysed.is_err(), "{name}");
+        }
+    }
+}
+
+#[test]
+fn camera_jpegs_capture_time_and_orientation_match_exiftool() {
+    let dir = set_dir();
+    let jpegs: Vec<PathBuf> = set_files()
+        .into_iter()
+        .map(|f| dir.join(f))
+        .filter(|p| {
+            std::fs::read(p)
+                .map(|b| b.starts_with(&[0xFF, 0xD8]))
+                .unwrap_or(false)
+        })
+        .collect();
+    let out = Command::new("exiftool")
+        .args([
+            "-j",
+            "-n",
+            "-q",
+            "-m",
+            "-EXIF:DateTimeOriginal",
+            "-EXIF:SubSecTimeOriginal",
+            "-IFD0:Orientation",
+        ])
+        .args(&jpegs)
+        .output()
+        .expect("exiftool");
+    let all: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("exiftool JSON");
+    let mut checked = (0, 0);
+    let mut wrong = Vec::new();
+    for v in &all {
+        let file = PathBuf::from(v["SourceFile"].as_str().expect("SourceFile"));
+        let data = std::fs::read(&file).expect("read");
+        let ours_t = preview::capture_time(&data);
+        let theirs_t = exiftool_time(v);
+        if let Some(t) = theirs_t {
+            checked.0 += 1;
+            if ours_t.is_none_or(|o| (o - t).abs() > 1e-6) {
+                wrong.push(format!("{}: taken {ours_t:?} vs {t}", file.display()));
+            }
+        }
+        let theirs_o = v.get("Orientation").and_then(serde_json::Value::as_u64);
+        if let Some(o) = theirs_o.filter(|o| (1..=8).contains(o)) {
+            checked.1 += 1;
+            let ours_o = preview::orientation(&data).map(|x| u64::from(x.to_exif()));
+            if ours_o != Some(o) {
+                wrong.push(format!("{}: orientation {ours_o:?} vs {o}", file.display()));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "differs from exiftool:\n{}", wrong.join("\n"));
+    assert!(
+        checked.0 >= 50 && checked.1 >= 50,
+        "too few camera JPEGs checked: {checked:?}"
+    );
+}
+
+/// What `darkroom thumbnails` said of each item, by file name.
+fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
+    let cache = data.join("thumbs");
+    let out = darkroom(data)
+        .args(["thumbnails", "--json", "--cache"])
+        .arg(&cache)
+        .arg(dir)
+        .output()
+        .expect("darkroom starts");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Exit 1: some items failed (expected here); a panic is 101, a signal none at all.
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "darkroom thumbnails over the exiv2 set: {}\n{stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let mut by_file = BTreeMap::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        let file = PathBuf::from(v["file"].as_str().expect("file"));
+        let name = file
+            .strip_prefix(dir)
+            .expect("inside the set")
+            .to_string_lossy()
+            .into_owned();
+        let show = |key: &str| match &v[key] {
+            serde_json::Value::Object(o) => match (o.get("Ok"), o.get("Err")) {
+                (Some(ok), _) => ok.as_str().unwrap_or("").to_owned(),
+                (_, Some(err)) => format!("error: {}", err.as_str().unwrap_or("")),
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        let outcome = match v["scan_error"].as_str() {
+            Some(e) => format!("scan error: {e}"),
+            None => format!(
+                "thumbnail {} | loupe {} | taken {}",
+                show("thumbnail"),
+                show("loupe"),
+                v["captured_at"].as_str().unwrap_or("none")
+            ),
+        };
+        by_file.insert(name, outcome);
+    }
+    by_file
+}
+
+/// A sidecar for a photo of the set: the set's own XMP file as what another tool left there,
+/// our decision merged in. The photo's folder holds nothing else afterwards, and a sidecar we
+/// refuse is left byte for byte.
+fn xmp_merge(file: &Path) -> String {
+    let work = tempfile::tempdir().expect("tempdir");
+    let photo = work.path().join("photo.jpg");
+    std::fs::write(&photo, b"").expect("photo");
+    let side = SidecarNaming::WithExtension.path_for(&photo);
+    let before = std::fs::read(file).expect("read");
+    std::fs::write(&side, &before).expect("sidecar");
+    let decision = Decision {
+        flag: Flag::Pick,
+        stars: 3,
+        label: None,
+    };
+    let outcome = match sidecar::write(&photo, SidecarNaming::WithExtension, &decision) {
+        Ok(written) => {
+            assert_eq!(written, side);
+            let back = sidecar::read(&photo, SidecarNaming::WithExtension)
+                .expect("reads back")
+                .expect("a decision");
+            assert_eq!(back, decision, "{}", file.display());
+            "merged".to_owned()
+        }
+        Err(e) => {
+            assert_eq!(std::fs::read(&side).expect("sidecar"), before, "left alone");
+            let text = e.to_string();
+            let cause = text.rsplit_once(": ").map_or(text.as_str(), |(c, _)| c);
+            format!("refused: {cause}")
+        }
+    };
+    let mut left: Vec<String> = std::fs::read_dir(work.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["photo.jpg", "photo.jpg.xmp"], "{}", file.display());
+    outcome
+}
+
+#[test]
+fn every_file_of_the_set_has_its_recorded_outcome_and_none_panics() {
+    let dir = set_dir();
+    let data = tempfile::tempdir().expect("tempdir");
+    let listing = |d: &Path| -> Vec<(String, u64)> {
+        let mut v: Vec<(String, u64)> = walk(d)
+            .into_iter()
+            .map(|p| {
+                let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+                (p.to_string_lossy().into_owned(), len)
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let before = listing(&dir);
+    // In a child process: a panic, an abort or a hang there cannot take this test with it.
+    let thumbs = thumbnails_cli(&dir, data.path());
+    assert_eq!(listing(&dir), before, "the scan wrote into the photos' folder");
+
+    let mut table = Vec::new();
+    for name in set_files() {
+        let file = dir.join(&name);
+        let bytes = std::fs::read(&file).expect("read");
+        // Every parser on every file, whatever its name says: none may panic.
+        let _ = preview::largest(&bytes);
+        let _ = preview::capture_time(&bytes);
+        let _ = preview::orientation(&bytes);
+        let _ = jpeg_dc::decode(&bytes, 1, &darkroom_library::Budget::start());
+        let mut outcome = thumbs
+            .get(&name)
+            .cloned()
+            .unwrap_or_else(|| "not a photo by its name: not scanned".to_owned());
+        if name.to_ascii_lowercase().ends_with(".xmp") {
+            outcome = format!("{outcome} | xmp {}", xmp_merge(&file));
+        }
+        table.push(format!("{name}\t{outcome}"));
+    }
+    let text = format!(
+        "# file\toutcome (tests/e2e/hostile_files.rs; UPDATE_OUTCOMES=1 rewrites)\n{}\n",
+        table.join("\n")
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(TABLE);
+    if std::env::var_os("UPDATE_OUTCOMES").is_some() {
+        std::fs::write(&path, &text).expect("write the table");
+        return;
+    }
+    let recorded = std::fs::read_to_string(&path).expect("the outcome table");
+    let diff: Vec<String> = recorded
+        .lines()
+        .zip(text.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| format!("recorded: {a}\n     now: {b}"))
+        .collect();
+    assert!(
+        diff.is_empty() && recorded.lines().count() == text.lines().count(),
+        "outcomes changed ({} lines recorded, {} now):\n{}",
+        recorded.lines().count(),
+        text.lines().count(),
+        diff.join("\n")
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("list").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
