@@ -899,6 +899,46 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
 }
 
 #[test]
+fn real_camera_raws_show_their_previews_and_a_stripped_one_says_why() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("camera");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let set = assets().join("exiv2/test-data");
+    // The CR3 and the CRW show their embedded previews; the DNG's previews were stripped.
+    for name in [
+        "Canon-R6-pruned.CR3",
+        "IMG_1361.dng",
+        "exiv2-canon-powershot-s40.crw",
+    ] {
+        std::fs::copy(set.join(name), folder.join(name)).expect("copy the exiv2 test file");
+    }
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    let state = h.state();
+    let error = |n: &str| {
+        state
+            .cull
+            .entries()
+            .iter()
+            .find(|e| e.item.primary.ends_with(n))
+            .unwrap_or_else(|| panic!("{n} not in the grid"))
+            .error
+            .clone()
+    };
+    assert_eq!(error("Canon-R6-pruned.CR3"), None);
+    assert_eq!(error("exiv2-canon-powershot-s40.crw"), None);
+    let dng = error("IMG_1361.dng").expect("the stripped DNG says why");
+    assert!(dng.contains("no embedded preview large enough"), "{dng}");
+    h.snapshot("grid_camera_raws");
+    // The first cell, the CR3: its 1620x1080 preview in the loupe.
+    h.set_size(egui::vec2(640.0, 420.0));
+    h.key_press(Key::Space);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Loupe);
+    h.snapshot("loupe_cr3");
+}
+
+#[test]
 fn the_models_window_downloads_after_the_licence_is_ticked() {
     use egui_kittest::kittest::NodeT;
     let dir = tempfile::tempdir().expect("tempdir");

@@ -61,6 +61,10 @@ fn exiftool_time(v: &serde_json::Value) -> Option<f64> {
     let n = |r: std::ops::Range<usize>| text.get(r)?.parse::<i64>().ok();
     let (y, m, d) = (n(0..4)?, n(5..7)?, n(8..10)?);
     let (hh, mm, ss) = (n(11..13)?, n(14..16)?, n(17..19)?);
+    // "0000:00:00 00:00:00" is how cameras say "no clock": no time, as DarkRoom reads it.
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
     let y2 = if m <= 2 { y - 1 } else { y };
     let era = y2.div_euclid(400);
     let yoe = y2 - era * 400;
@@ -254,6 +258,7 @@ fn camera_jpegs_capture_time_and_orientation_match_exiftool() {
             }
         }
     }
+    println!("capture times checked: {}, orientations: {}", checked.0, checked.1);
     assert!(wrong.is_empty(), "differs from exiftool:\n{}", wrong.join("\n"));
     assert!(
         checked.0 >= 50 && checked.1 >= 50,
@@ -305,6 +310,14 @@ fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
                 v["captured_at"].as_str().unwrap_or("none")
             ),
         };
+        if let Some(also) = v["also"].as_str() {
+            let other = Path::new(also)
+                .strip_prefix(dir)
+                .expect("inside the set")
+                .to_string_lossy()
+                .into_owned();
+            by_file.insert(other, format!("shown through its twin {name}: {outcome}"));
+        }
         by_file.insert(name, outcome);
     }
     by_file
@@ -369,6 +382,22 @@ fn every_file_of_the_set_has_its_recorded_outcome_and_none_panics() {
     // In a child process: a panic, an abort or a hang there cannot take this test with it.
     let thumbs = thumbnails_cli(&dir, data.path());
     assert_eq!(listing(&dir), before, "the scan wrote into the photos' folder");
+
+    // The files the scan passes over by name, under each kind of name it takes: as a JPEG
+    // (the DC decoder, jpeg-decoder, the general decoder), as a RAW (the preview parser) and
+    // as a TIFF (the general decoders by content). Each gets its line, none a panic.
+    let renamed = tempfile::tempdir().expect("tempdir");
+    let mut copies = 0;
+    for name in set_files().iter().filter(|n| !thumbs.contains_key(*n)) {
+        for ext in ["jpg", "dng", "tif"] {
+            let flat = name.replace('/', "_");
+            std::fs::copy(dir.join(name), renamed.path().join(format!("{flat}-as-{ext}.{ext}")))
+                .expect("copy");
+            copies += 1;
+        }
+    }
+    let lines = thumbnails_cli(renamed.path(), data.path());
+    assert_eq!(lines.len(), copies, "one line for each file, as each kind");
 
     let mut table = Vec::new();
     for name in set_files() {

@@ -29,7 +29,11 @@ pub struct Args {
 /// What happened to one item, or to one file the scan could not take.
 #[derive(Debug, Serialize)]
 struct Line {
+    /// The file shown (a RAW's JPEG twin, when it has one).
     file: PathBuf,
+    /// The frame's other file: the RAW behind a shown JPEG twin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    also: Option<PathBuf>,
     /// "WxH from embedded preview|decode", or the error; absent for a scan problem.
     #[serde(skip_serializing_if = "Option::is_none")]
     thumbnail: Option<Result<String, String>>,
@@ -58,6 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             ScanEvent::Error(e) => Line {
                 file: e.path().to_path_buf(),
+                also: None,
                 thumbnail: None,
                 loupe: None,
                 captured_at: None,
@@ -100,6 +105,7 @@ fn item_line(cache: &ThumbCache, item: &Item) -> Line {
     };
     Line {
         file: file.to_path_buf(),
+        also: item.files().find(|f| *f != file).map(Path::to_path_buf),
         thumbnail: Some(make(THUMB_SIDE)),
         loupe: Some(make(LOUPE_SIDE)),
         captured_at: captured_at(&item.primary),
