@@ -76,11 +76,16 @@ pub fn read(text: &str) -> Result<Fields, String> {
     let mut descriptions = 0usize;
     let mut in_description = 0usize;
     let mut capture: Option<(Field, String)> = None;
+    // Elements open: the reader does not mind a packet that ends inside one; we do.
+    let mut open = 0usize;
     loop {
         let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
                 let is_empty = matches!(event, Event::Empty(_));
+                if !is_empty {
+                    open += 1;
+                }
                 let is_description =
                     bound_to(&ns, RDF) && e.local_name().as_ref() == b"Description";
                 let field = field_of(&ns, e.local_name().as_ref());
@@ -110,6 +115,7 @@ pub fn read(text: &str) -> Result<Fields, String> {
                 }
             }
             Event::End(ref e) => {
+                open = open.saturating_sub(1);
                 if let Some((f, value)) = capture.take() {
                     set(&mut fields, f, value);
                 } else if bound_to(&ns, RDF) && e.local_name().as_ref() == b"Description" {
@@ -119,6 +125,11 @@ pub fn read(text: &str) -> Result<Fields, String> {
             Event::Eof => break,
             _ => {}
         }
+    }
+    if open > 0 {
+        return Err(format!(
+            "the packet ends inside {open} open element(s) (cut off?)"
+        ));
     }
     if descriptions == 0 {
         return Err("no rdf:Description".to_owned());
@@ -216,6 +227,9 @@ pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
         let event = event.into_owned();
         if let Some(level) = skipping {
             match &event {
+                // `read` refuses a packet that ends inside an element; should one get here,
+                // it is an error, not a loop waiting for an end that never comes.
+                Event::Eof => return Err("the packet ends inside an element".to_owned()),
                 Event::Start(_) => depth += 1,
                 Event::End(_) => {
                     depth -= 1;
@@ -321,6 +335,20 @@ pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::decision::{ColourLabel, Label};
+
+    /// Found by `scripts/fuzz` (target xmp): an element-form Rating cut off by the end of the
+    /// packet made `merge` skip towards an end tag forever.
+    #[test]
+    fn a_packet_cut_off_inside_an_element_is_refused_not_merged_forever() {
+        let cut = concat!(
+            r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">"#,
+            r#"<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><xmp:Rating>pmeta>"#
+        );
+        let d = decision(Flag::Pick, 2, None);
+        let e = merge(cut, &d).expect_err("refused");
+        assert!(e.contains("ends inside"), "{e}");
+        assert!(read(cut).is_err());
+    }
 
     fn decision(flag: Flag, stars: u8, label: Option<ColourLabel>) -> Decision {
         Decision {

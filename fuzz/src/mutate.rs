@@ -5,7 +5,7 @@
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -16,7 +16,7 @@ impl Rng {
 
     /// Uniform in 0..n (n > 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 }
 
@@ -65,14 +65,14 @@ pub fn input(seeds: &[Vec<u8>], state: u64) -> Vec<u8> {
 
 fn mutate_once(data: &mut Vec<u8>, rng: &mut Rng) {
     if data.is_empty() {
-        data.push(rng.next() as u8);
+        data.push(rng.next_u64() as u8);
         return;
     }
     let len = data.len();
     let at = rng.below(len);
     match rng.below(10) {
         0 => data[at] ^= 1 << rng.below(8),
-        1 => data[at] = rng.next() as u8,
+        1 => data[at] = rng.next_u64() as u8,
         // An interesting value, 1, 2 or 4 bytes wide, either byte order.
         2 | 3 => {
             let v = INTERESTING[rng.below(INTERESTING.len())];
@@ -108,7 +108,7 @@ fn mutate_once(data: &mut Vec<u8>, rng: &mut Rng) {
         7 => {
             let n = 1 + rng.below(16);
             let to = rng.below(len + 1);
-            let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+            let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
             data.splice(to..to, bytes);
         }
         8 => data.truncate(at.max(1)),

@@ -49,7 +49,10 @@ pub struct Report {
 pub fn save(out: &Path, target: Target, kind: &'static str, state: u64, data: &[u8]) -> PathBuf {
     let file = out.join(format!("{}-{kind}-{state:016x}.bin", target.name()));
     if let Err(e) = std::fs::write(&file, data) {
-        eprintln!("darkroom-fuzz: cannot save a finding: {e}: {}", file.display());
+        eprintln!(
+            "darkroom-fuzz: cannot save a finding: {e}: {}",
+            file.display()
+        );
     }
     file
 }
@@ -114,7 +117,7 @@ pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
                     let (mut execs, mut busy, mut slowest) = (0u64, 0f64, 0f64);
                     let mut findings = Vec::new();
                     while began.elapsed() < deadline {
-                        let state = rng.next();
+                        let state = rng.next_u64();
                         // What survives an abort: the state, replayable with `replay`.
                         state_file.write_at(&state.to_le_bytes(), 0)?;
                         let data = input(seeds, state);

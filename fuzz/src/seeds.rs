@@ -36,9 +36,13 @@ fn files(dirs: &[PathBuf]) -> anyhow::Result<Vec<(PathBuf, Vec<u8>)>> {
     Ok(out)
 }
 
+const XMP_START: &[u8] = b"<x:xmpmeta";
+const XMP_END: &[u8] = b"</x:xmpmeta>";
+
 fn is_xmp(path: &Path, bytes: &[u8]) -> bool {
-    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
-        || bytes.windows(9).any(|w| w == b"<x:xmpmeta")
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
+        || bytes.windows(XMP_START.len()).any(|w| w == XMP_START)
 }
 
 /// The seeds of `target` from `dirs`.
@@ -68,13 +72,20 @@ pub fn load(target: Target, dirs: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
                 if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("xmp")) {
                     return b.clone();
                 }
-                let start = b.windows(9).position(|w| w == b"<x:xmpmeta").unwrap_or(0);
+                let start = b
+                    .windows(XMP_START.len())
+                    .position(|w| w == XMP_START)
+                    .unwrap_or(0);
                 let end = b
-                    .windows(12)
-                    .position(|w| w == b"</x:xmpmeta>")
-                    .map_or(b.len(), |e| e + 12);
+                    .windows(XMP_END.len())
+                    .position(|w| w == XMP_END)
+                    .map_or(b.len(), |e| e + XMP_END.len());
                 b[start..end.max(start)].to_vec()
             })
+            // And the packets DarkRoom writes itself.
+            .chain((0..32u64).map(|state| {
+                darkroom_catalog::xmp::new_packet(&crate::targets::decision(state)).into_bytes()
+            }))
             .collect(),
     };
     anyhow::ensure!(

@@ -68,13 +68,16 @@ fn check_preview(data: &[u8]) -> Result<(), String> {
         return Err(format!("{}x{} preview over the budget", p.width, p.height));
     }
     if p.width.max(p.height) < preview::MIN_PREVIEW_LONG_EDGE {
-        return Err(format!("{}x{} preview under the minimum", p.width, p.height));
+        return Err(format!(
+            "{}x{} preview under the minimum",
+            p.width, p.height
+        ));
     }
     Ok(())
 }
 
 /// The decision merged: drawn from the input's state, so a finding replays exactly.
-fn decision(state: u64) -> Decision {
+pub fn decision(state: u64) -> Decision {
     let flag = [Flag::Unflagged, Flag::Pick, Flag::Reject][(state % 3) as usize];
     let stars = ((state >> 2) % 6) as u8;
     let label = match (state >> 5) % 7 {

@@ -51,12 +51,21 @@ fn a_short_fuzz_run_of_every_target_finds_nothing() {
             report.seeds,
             report.wall_seconds
         );
-        assert!(report.execs > 100, "{}: only {} execs", target.name(), report.execs);
+        assert!(
+            report.execs > 100,
+            "{}: only {} execs",
+            target.name(),
+            report.execs
+        );
         found.extend(report.findings);
     }
     if !found.is_empty() {
         // Keep the inputs where a person can get at them.
         let keep = out.keep();
-        panic!("fuzzing found {} problems (inputs in {}):\n{found:#?}", found.len(), keep.display());
+        panic!(
+            "fuzzing found {} problems (inputs in {}):\n{found:#?}",
+            found.len(),
+            keep.display()
+        );
     }
 }

@@ -5,7 +5,9 @@
 pub const RASTER: &[&str] = &["jpg", "jpeg", "png", "tif", "tiff", "webp"];
 
 /// RAW formats, shown through the JPEG preview the camera embedded.
-pub const RAW: &[&str] = &["cr2", "cr3", "crw", "nef", "arw", "dng", "raf", "orf", "rw2"];
+pub const RAW: &[&str] = &[
+    "cr2", "cr3", "crw", "nef", "arw", "dng", "raf", "orf", "rw2",
+];
 
 fn ext_of(path: &std::path::Path) -> Option<String> {
     path.extension()

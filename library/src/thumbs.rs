@@ -110,7 +110,10 @@ pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail,
         Some(Err(e)) if raw => return Err(e),
         // A JPEG decoded at 1/2, 1/4 or 1/8 scale in the DCT domain; anything it cannot do
         // (CMYK, a broken file) goes to the full decoder, which names the cause.
-        _ => match data.as_deref().and_then(|d| scaled_jpeg(d, path, side, budget)) {
+        _ => match data
+            .as_deref()
+            .and_then(|d| scaled_jpeg(d, path, side, budget))
+        {
             Some(img) => (img, Source::Decoded),
             None => (decode::load_oriented_within(path, budget)?, Source::Decoded),
         },

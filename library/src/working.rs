@@ -42,7 +42,8 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
     let captured_at = preview::capture_time(&bytes);
     if formats::is_raw(path) {
         let p = preview::largest(&bytes).map_err(|why| LibraryError::image(path, why))?;
-        let img = decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8();
+        let img =
+            decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8();
         return Ok(Working {
             full_size: img.dimensions(),
             image: img,

@@ -89,12 +89,23 @@ fn matches_jpeg_decoder_on_the_sample_photos() {
 #[test]
 fn declines_what_it_does_not_decode() {
     assert_eq!(
-        jpeg_dc::decode(&data("progressive.jpg"), 1, &Budget::new(u64::MAX, MAX_DECODE_TIME)),
+        jpeg_dc::decode(
+            &data("progressive.jpg"),
+            1,
+            &Budget::new(u64::MAX, MAX_DECODE_TIME)
+        ),
         Ok(None),
         "progressive goes to the general decoder"
     );
     // 256×192 at 1/8 is 32 wide: too small for a 64 px thumbnail.
-    assert_eq!(jpeg_dc::decode(&data("s420.jpg"), 64, &Budget::new(u64::MAX, MAX_DECODE_TIME)), Ok(None));
+    assert_eq!(
+        jpeg_dc::decode(
+            &data("s420.jpg"),
+            64,
+            &Budget::new(u64::MAX, MAX_DECODE_TIME)
+        ),
+        Ok(None)
+    );
     assert_eq!(
         jpeg_dc::decode(&data("s420.jpg"), 1, &Budget::new(1000, MAX_DECODE_TIME)),
         Ok(None),

@@ -121,7 +121,10 @@ fn the_largest_embedded_preview_is_found_in_each_container() {
         let p = preview::embedded(&data).unwrap_or_else(|| panic!("{name}: no preview"));
         assert_eq!(p.width.max(p.height), 480, "{name}");
         assert!(data[p.range.clone()].starts_with(&large[..64]), "{name}");
-        assert!(data[p.range.clone()].ends_with(&large[large.len() - 64..]), "{name}");
+        assert!(
+            data[p.range.clone()].ends_with(&large[large.len() - 64..]),
+            "{name}"
+        );
     }
     assert!(
         preview::embedded(b"II*\0\xff\xff\xff\xff").is_none(),
@@ -407,16 +410,22 @@ fn a_decode_past_its_time_is_cut_off_and_every_header_size_meets_the_pixel_budge
     let bomb = png_bomb(14_000);
     assert!(bomb.len() < 2 << 20, "{} bytes", bomb.len());
     std::fs::write(&path, &bomb).expect("write");
-    let e = decode::load_oriented_within(&path, &Budget::new(MAX_PIXELS, Duration::from_millis(20)))
-        .expect_err("cut off");
+    let e =
+        decode::load_oriented_within(&path, &Budget::new(MAX_PIXELS, Duration::from_millis(20)))
+            .expect_err("cut off");
     assert!(
-        e.to_string().contains("decoding was cut off after 0.0 s") && e.to_string().ends_with("bomb.png"),
+        e.to_string().contains("decoding was cut off after 0.0 s")
+            && e.to_string().ends_with("bomb.png"),
         "{e}"
     );
     // The same header against a smaller pixel budget is refused before it is inflated.
     let e = decode::load_oriented_within(&path, &Budget::new(100_000_000, MAX_DECODE_TIME))
         .expect_err("over the pixel budget");
-    assert!(e.to_string().contains("larger than the 100000000 pixel limit"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("larger than the 100000000 pixel limit"),
+        "{e}"
+    );
 
     // Our own decoders check the clock as they go: the DC decoder, the scaled JPEG decode and
     // the thumbnail through them.
@@ -431,7 +440,10 @@ fn a_decode_past_its_time_is_cut_off_and_every_header_size_meets_the_pixel_budge
     assert!(decode::jpeg_scaled(&bytes, &spent, |w, h| (w as u16, h as u16)).is_none());
     let e = thumbs::make_within(&jpeg_path, 64, &spent).expect_err("cut off");
     assert!(e.to_string().contains("cut off"), "{e}");
-    assert!(thumbs::make(&jpeg_path, 64).is_ok(), "the default budget suffices");
+    assert!(
+        thumbs::make(&jpeg_path, 64).is_ok(),
+        "the default budget suffices"
+    );
 
     // A preview whose header claims 65000x65000 is passed over for the real one, in the
     // preview parser as in the decoders.

@@ -30,7 +30,8 @@ fn set_dir() -> PathBuf {
 /// Every file of the set, relative to it, sorted.
 fn set_files() -> Vec<String> {
     let pins = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/hostile/exiv2-0.27.6-test-data.sha256"),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../assets/hostile/exiv2-0.27.6-test-data.sha256"),
     )
     .expect("the pin list");
     let mut files: Vec<String> = pins
@@ -103,24 +104,40 @@ fn exiftool_previews(file: &Path) -> Vec<(&'static str, Vec<u8>, u64)> {
 fn real_camera_raws_match_exiftool_through_scan_thumbnail_loupe_and_capture_time() {
     let dir = set_dir();
     let work = tempfile::tempdir().expect("tempdir");
-    // (file, the exiftool tag of the preview DarkRoom must choose, or None when all are
-    // stripped, grid thumbnail size, loupe size).
-    let cases: [(&str, Option<&str>, (u32, u32), (u32, u32)); 3] = [
-        (
-            "Canon-R6-pruned.CR3",
-            Some("PreviewImage"),
-            (256, 171),
-            (1620, 1080),
-        ),
-        ("IMG_1361.dng", None, (0, 0), (0, 0)),
-        (
-            "exiv2-canon-powershot-s40.crw",
-            Some("ThumbnailImage"),
-            (160, 120),
-            (160, 120),
-        ),
+    struct Case {
+        name: &'static str,
+        /// The exiftool tag of the preview DarkRoom must choose; None when all are stripped.
+        tag: Option<&'static str>,
+        grid: (u32, u32),
+        loupe: (u32, u32),
+    }
+    let cases = [
+        Case {
+            name: "Canon-R6-pruned.CR3",
+            tag: Some("PreviewImage"),
+            grid: (256, 171),
+            loupe: (1620, 1080),
+        },
+        Case {
+            name: "IMG_1361.dng",
+            tag: None,
+            grid: (0, 0),
+            loupe: (0, 0),
+        },
+        Case {
+            name: "exiv2-canon-powershot-s40.crw",
+            tag: Some("ThumbnailImage"),
+            grid: (160, 120),
+            loupe: (160, 120),
+        },
     ];
-    for (name, tag, grid, loupe) in cases {
+    for Case {
+        name,
+        tag,
+        grid,
+        loupe,
+    } in cases
+    {
         let file = dir.join(name);
         let data = std::fs::read(&file).expect("read");
         let theirs = exiftool_previews(&file);
@@ -147,12 +164,20 @@ fn real_camera_raws_match_exiftool_through_scan_thumbnail_loupe_and_capture_time
                     matches!(why, NoPreview::OutsideFile { .. }),
                     "{name}: {why}"
                 );
-                assert!(why.to_string().starts_with("no embedded preview large enough"));
+                assert!(
+                    why.to_string()
+                        .starts_with("no embedded preview large enough")
+                );
             }
             (got, want) => panic!("{name}: DarkRoom {got:?}, expected exiftool's {want:?}"),
         }
         let meta = crate::support::exiftool(
-            &["-n", "-DateTimeOriginal", "-SubSecTimeOriginal", "-Orientation"],
+            &[
+                "-n",
+                "-DateTimeOriginal",
+                "-SubSecTimeOriginal",
+                "-Orientation",
+            ],
             &file,
         );
         let theirs_time = exiftool_time(&meta).expect("exiftool reads a capture time");
@@ -180,8 +205,9 @@ fn real_camera_raws_match_exiftool_through_scan_thumbnail_loupe_and_capture_time
             },
         );
         assert!(
-            found.iter().any(|i| i.primary == copy
-                && i.kind == darkroom_library::ItemKind::Raw),
+            found
+                .iter()
+                .any(|i| i.primary == copy && i.kind == darkroom_library::ItemKind::Raw),
             "{name}: scanned as a RAW"
         );
         for (side, size) in [(256, grid), (2048, loupe)] {
@@ -258,8 +284,15 @@ fn camera_jpegs_capture_time_and_orientation_match_exiftool() {
             }
         }
     }
-    println!("capture times checked: {}, orientations: {}", checked.0, checked.1);
-    assert!(wrong.is_empty(), "differs from exiftool:\n{}", wrong.join("\n"));
+    println!(
+        "capture times checked: {}, orientations: {}",
+        checked.0, checked.1
+    );
+    assert!(
+        wrong.is_empty(),
+        "differs from exiftool:\n{}",
+        wrong.join("\n")
+    );
     assert!(
         checked.0 >= 50 && checked.1 >= 50,
         "too few camera JPEGs checked: {checked:?}"
@@ -381,7 +414,11 @@ fn every_file_of_the_set_has_its_recorded_outcome_and_none_panics() {
     let before = listing(&dir);
     // In a child process: a panic, an abort or a hang there cannot take this test with it.
     let thumbs = thumbnails_cli(&dir, data.path());
-    assert_eq!(listing(&dir), before, "the scan wrote into the photos' folder");
+    assert_eq!(
+        listing(&dir),
+        before,
+        "the scan wrote into the photos' folder"
+    );
 
     // The files the scan passes over by name, under each kind of name it takes: as a JPEG
     // (the DC decoder, jpeg-decoder, the general decoder), as a RAW (the preview parser) and
@@ -391,8 +428,11 @@ fn every_file_of_the_set_has_its_recorded_outcome_and_none_panics() {
     for name in set_files().iter().filter(|n| !thumbs.contains_key(*n)) {
         for ext in ["jpg", "dng", "tif"] {
             let flat = name.replace('/', "_");
-            std::fs::copy(dir.join(name), renamed.path().join(format!("{flat}-as-{ext}.{ext}")))
-                .expect("copy");
+            std::fs::copy(
+                dir.join(name),
+                renamed.path().join(format!("{flat}-as-{ext}.{ext}")),
+            )
+            .expect("copy");
             copies += 1;
         }
     }

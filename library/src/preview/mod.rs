@@ -228,14 +228,14 @@ pub fn largest(data: &[u8]) -> Result<Preview, NoPreview> {
                 .ok()?
                 .into_dimensions()
                 .ok()?;
-            (width > 0 && height > 0 && u64::from(width) * u64::from(height) <= MAX_PIXELS).then(
-                || Preview {
-                    range: r,
-                    width,
-                    height,
-                    orientation,
-                },
-            )
+            let fits =
+                width > 0 && height > 0 && u64::from(width) * u64::from(height) <= MAX_PIXELS;
+            fits.then_some(Preview {
+                range: r,
+                width,
+                height,
+                orientation,
+            })
         })
         .collect();
     let best = readable
