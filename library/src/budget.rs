@@ -18,6 +18,10 @@ pub const MAX_DECODE_TIME: Duration = Duration::from_secs(10);
 /// [`Timed`] (and its clock) often even when the whole file is in memory.
 const CHUNK: usize = 64 * 1024;
 
+/// The clock is read once per this many reads: `jpeg-decoder` reads a byte at a time, and a
+/// clock read per byte would cost more than the decode.
+const READS_PER_CHECK: u32 = 256;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub max_pixels: u64,
@@ -73,19 +77,30 @@ impl Budget {
 pub struct Timed<R> {
     inner: R,
     budget: Budget,
+    reads: u32,
 }
 
 impl<R> Timed<R> {
     pub fn new(inner: R, budget: Budget) -> Self {
-        Timed { inner, budget }
+        Timed {
+            inner,
+            budget,
+            reads: 0,
+        }
+    }
+
+    fn check(&mut self) -> std::io::Result<()> {
+        self.reads = self.reads.wrapping_add(1);
+        if self.reads % READS_PER_CHECK == 1 && self.budget.over() {
+            return Err(self.budget.timed_out());
+        }
+        Ok(())
     }
 }
 
 impl<R: Read> Read for Timed<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        if self.budget.over() {
-            return Err(self.budget.timed_out());
-        }
+        self.check()?;
         let n = buf.len().min(CHUNK);
         self.inner.read(&mut buf[..n])
     }
@@ -93,9 +108,7 @@ impl<R: Read> Read for Timed<R> {
 
 impl<R: BufRead> BufRead for Timed<R> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        if self.budget.over() {
-            return Err(self.budget.timed_out());
-        }
+        self.check()?;
         let buf = self.inner.fill_buf()?;
         Ok(&buf[..buf.len().min(CHUNK)])
     }

@@ -302,12 +302,43 @@ fn camera_jpegs_capture_time_and_orientation_match_exiftool() {
 /// What `darkroom thumbnails` said of each item, by file name.
 fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
     let cache = data.join("thumbs");
-    let out = darkroom(data)
+    let mut child = darkroom(data)
         .args(["thumbnails", "--json", "--cache"])
         .arg(&cache)
         .arg(dir)
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("darkroom starts");
+    // A hang is an outcome too: the whole set takes seconds, so minutes is one.
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let read_all = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out_reader = read_all(stdout.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+    let err_reader = read_all(stderr.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("darkroom thumbnails hung over {}", dir.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = std::process::Output {
+        status,
+        stdout: out_reader.join().expect("stdout"),
+        stderr: err_reader.join().expect("stderr"),
+    };
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Exit 1: some items failed (expected here); a panic is 101, a signal none at all.
     assert_eq!(

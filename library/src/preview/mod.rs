@@ -36,18 +36,21 @@ pub const MIN_PREVIEW_LONG_EDGE: u32 = 120;
 /// Why a file gave no preview; shown per item.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum NoPreview {
-    #[error("not a container DarkRoom reads previews from")]
+    #[error("not a container DarkRoom reads previews from (no TIFF, CR3, CRW or RAF header)")]
     NotAContainer,
     #[error("no embedded preview large enough: the file lists none")]
     NoneListed,
     #[error(
-        "no embedded preview large enough: the {listed} the file lists lie outside it (stripped \
-         or cut off)"
+        "no embedded preview large enough: the {listed} it lists are not inside it (stripped or \
+         cut off)"
     )]
     OutsideFile { listed: usize },
     #[error("no embedded preview large enough: the largest is {width}x{height}")]
     TooSmall { width: u32, height: u32 },
-    #[error("no embedded preview large enough: none of the {listed} listed is a readable JPEG")]
+    #[error(
+        "no embedded preview large enough: none of the {listed} it lists is a readable JPEG \
+         within the pixel budget"
+    )]
     Unreadable { listed: usize },
 }
 
