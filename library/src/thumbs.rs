@@ -95,9 +95,9 @@ pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail,
         None
     };
     let raw = formats::is_raw(path);
-    // A RAW shows its largest preview whatever its size (there is nothing else to show); a
-    // JPEG's EXIF thumbnail only where it is big enough.
-    let embedded = match data.as_deref().map(preview::largest) {
+    // A RAW shows its smallest preview that fills `side`, else its largest whatever its size
+    // (there is nothing else to show); a JPEG's EXIF thumbnail only where it is big enough.
+    let embedded = match data.as_deref().map(|d| preview::for_side(d, side)) {
         Some(Ok(p)) if raw || p.width.max(p.height) >= side => Some(p),
         Some(Err(why)) if raw => return Err(LibraryError::image(path, why)),
         _ => None,

@@ -125,6 +125,12 @@ fn the_largest_embedded_preview_is_found_in_each_container() {
             data[p.range.clone()].ends_with(&large[large.len() - 64..]),
             "{name}"
         );
+        // A grid cell takes the smallest that fills it (a RAF has one); the loupe the largest.
+        let smallest = if name == "raf" { 480 } else { 160 };
+        for (side, long) in [(150, smallest), (161, 480), (4000, 480)] {
+            let p = preview::for_side(&data, side).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(p.width.max(p.height), long, "{name} for {side}");
+        }
     }
     assert!(
         preview::embedded(b"II*\0\xff\xff\xff\xff").is_none(),

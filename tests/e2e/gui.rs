@@ -846,6 +846,18 @@ fn about_carries_the_backend_line_runtime_and_models() {
     h.snapshot("about");
 }
 
+/// The error a grid cell shows for the photo whose file name ends with `name`.
+fn cell_error(h: &Harness<'static, DarkRoom>, name: &str) -> Option<String> {
+    h.state()
+        .cull
+        .entries()
+        .iter()
+        .find(|e| e.item.primary.ends_with(name))
+        .unwrap_or_else(|| panic!("{name} not in the grid"))
+        .error
+        .clone()
+}
+
 #[test]
 fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -868,27 +880,13 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     std::fs::write(folder.join("e_truncated.jpg"), &full[..full.len() / 2]).expect("write");
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
-    let state = h.state();
-    let by_name = |n: &str| {
-        state
-            .cull
-            .entries()
-            .iter()
-            .find(|e| e.item.primary.ends_with(n))
-            .unwrap_or_else(|| panic!("{n} not in the grid"))
-    };
-    assert!(by_name("a_good.png").error.is_none());
+    let error = |n: &str| cell_error(&h, n);
+    assert!(error("a_good.png").is_none());
     for bad in ["b_zero.jpg", "c_text.jpg", "e_truncated.jpg"] {
-        let err = by_name(bad)
-            .error
-            .as_deref()
-            .unwrap_or_else(|| panic!("{bad}: no error"));
+        let err = error(bad).unwrap_or_else(|| panic!("{bad}: no error"));
         assert!(err.ends_with(bad), "{err}");
     }
-    let xmp = by_name("d_not_xmp.png")
-        .error
-        .as_deref()
-        .expect("malformed sidecar reported");
+    let xmp = error("d_not_xmp.png").expect("malformed sidecar reported");
     assert!(xmp.contains("malformed XMP"), "{xmp}");
     assert_eq!(
         std::fs::read(folder.join("d_not_xmp.png.xmp")).expect("read"),
@@ -914,17 +912,7 @@ fn real_camera_raws_show_their_previews_and_a_stripped_one_says_why() {
     }
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
-    let state = h.state();
-    let error = |n: &str| {
-        state
-            .cull
-            .entries()
-            .iter()
-            .find(|e| e.item.primary.ends_with(n))
-            .unwrap_or_else(|| panic!("{n} not in the grid"))
-            .error
-            .clone()
-    };
+    let error = |n: &str| cell_error(&h, n);
     assert_eq!(error("Canon-R6-pruned.CR3"), None);
     assert_eq!(error("exiv2-canon-powershot-s40.crw"), None);
     let dng = error("IMG_1361.dng").expect("the stripped DNG says why");

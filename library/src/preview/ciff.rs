@@ -3,7 +3,7 @@
 //! capture time is record 0x180E (seconds since 1970 on the camera's clock). Checked against
 //! the PowerShot S40 file in exiv2's test data and exiftool's reading of it.
 
-use super::tiff::Found;
+use super::tiff::{Found, Tiff};
 
 const MAX_RECORDS: usize = 4096;
 const MAX_DEPTH: usize = 8;
@@ -14,28 +14,17 @@ pub(super) fn is_ciff(data: &[u8]) -> bool {
 }
 
 struct Reader<'a> {
-    data: &'a [u8],
-    little: bool,
+    order: Tiff<'a>,
     budget: usize,
 }
 
 impl Reader<'_> {
     fn u16(&self, at: usize) -> Option<u16> {
-        let b: [u8; 2] = self.data.get(at..at.checked_add(2)?)?.try_into().ok()?;
-        Some(if self.little {
-            u16::from_le_bytes(b)
-        } else {
-            u16::from_be_bytes(b)
-        })
+        self.order.u16(at)
     }
 
     fn u32(&self, at: usize) -> Option<u32> {
-        let b: [u8; 4] = self.data.get(at..at.checked_add(4)?)?.try_into().ok()?;
-        Some(if self.little {
-            u32::from_le_bytes(b)
-        } else {
-            u32::from_be_bytes(b)
-        })
+        self.order.u32(at)
     }
 
     /// The heap at `start..end`: its table's offset is the heap's last four bytes.
@@ -88,8 +77,7 @@ impl Reader<'_> {
 pub(super) fn walk(data: &[u8], found: &mut Found) {
     let little = data.get(0..2) == Some(b"II");
     let mut r = Reader {
-        data,
-        little,
+        order: Tiff::with_order(data, little),
         budget: MAX_RECORDS,
     };
     let Some(header) = r.u32(2) else { return };

@@ -202,9 +202,19 @@ fn jpeg_starts(data: &[u8], limit: usize) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// The largest embedded JPEG that decodes' header reads, within the pixel budget and at least
+/// The largest embedded JPEG whose header reads, within the pixel budget and at least
 /// [`MIN_PREVIEW_LONG_EDGE`] long, or why there is none.
 pub fn largest(data: &[u8]) -> Result<Preview, NoPreview> {
+    choose(data, u32::MAX)
+}
+
+/// The smallest embedded JPEG at least `side` long (a CR3's 1620 px PRVW for a grid cell, not
+/// its 24 MP JpgFromRaw), else the largest, on the terms of [`largest`].
+pub fn for_side(data: &[u8], side: u32) -> Result<Preview, NoPreview> {
+    choose(data, side)
+}
+
+fn choose(data: &[u8], side: u32) -> Result<Preview, NoPreview> {
     let (_, found) = parse(data).ok_or(NoPreview::NotAContainer)?;
     let orientation = orientation_of(found.orientation);
     let listed = found.jpegs.len();
@@ -219,7 +229,7 @@ pub fn largest(data: &[u8]) -> Result<Preview, NoPreview> {
     if inside.is_empty() {
         return Err(NoPreview::OutsideFile { listed });
     }
-    let readable: Vec<Preview> = inside
+    let mut readable: Vec<Preview> = inside
         .into_iter()
         .filter_map(|r| {
             let bytes = data.get(r.clone())?;
@@ -241,9 +251,12 @@ pub fn largest(data: &[u8]) -> Result<Preview, NoPreview> {
             })
         })
         .collect();
+    readable.sort_by_key(|p| u64::from(p.width) * u64::from(p.height));
     let best = readable
-        .into_iter()
-        .max_by_key(|p| u64::from(p.width) * u64::from(p.height))
+        .iter()
+        .find(|p| p.width.max(p.height) >= side)
+        .or(readable.last())
+        .cloned()
         .ok_or(NoPreview::Unreadable { listed })?;
     if best.width.max(best.height) < MIN_PREVIEW_LONG_EDGE {
         return Err(NoPreview::TooSmall {

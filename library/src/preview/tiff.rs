@@ -11,8 +11,13 @@ pub(super) struct Tiff<'a> {
     little: bool,
 }
 
-impl Tiff<'_> {
-    fn u16(&self, at: usize) -> Option<u16> {
+impl<'a> Tiff<'a> {
+    /// `data` read in the given byte order (CRW's heap shares TIFF's "II"/"MM" convention).
+    pub fn with_order(data: &'a [u8], little: bool) -> Self {
+        Tiff { data, little }
+    }
+
+    pub fn u16(&self, at: usize) -> Option<u16> {
         let b: [u8; 2] = self.data.get(at..at.checked_add(2)?)?.try_into().ok()?;
         Some(if self.little {
             u16::from_le_bytes(b)
@@ -21,7 +26,7 @@ impl Tiff<'_> {
         })
     }
 
-    fn u32(&self, at: usize) -> Option<u32> {
+    pub fn u32(&self, at: usize) -> Option<u32> {
         let b: [u8; 4] = self.data.get(at..at.checked_add(4)?)?.try_into().ok()?;
         Some(if self.little {
             u32::from_le_bytes(b)
