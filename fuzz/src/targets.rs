@@ -7,7 +7,8 @@ use darkroom_library::{jpeg_dc, preview};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Target {
-    /// preview::largest on any bytes: every container's walk and the JPEG header probe.
+    /// preview::largest and for_side on any bytes: every container's walk and the JPEG
+    /// header probe.
     Preview,
     /// Capture time and orientation, from any container.
     Exif,
@@ -55,9 +56,17 @@ impl Target {
 }
 
 fn check_preview(data: &[u8]) -> Result<(), String> {
+    // A grid cell's choice (the smallest that fills 256 px) on the same terms as the loupe's.
+    if let Ok(p) = preview::for_side(data, 256) {
+        check_one(data, &p)?;
+    }
     let Ok(p) = preview::largest(data) else {
         return Ok(());
     };
+    check_one(data, &p)
+}
+
+fn check_one(data: &[u8], p: &preview::Preview) -> Result<(), String> {
     let bytes = data
         .get(p.range.clone())
         .ok_or_else(|| format!("preview range {:?} outside {} bytes", p.range, data.len()))?;
