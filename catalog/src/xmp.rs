@@ -345,7 +345,16 @@ mod tests {
             r#"<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"><xmp:Rating>pmeta>"#
         );
         let d = decision(Flag::Pick, 2, None);
-        let e = merge(cut, &d).expect_err("refused");
+        // On another thread, so the old behaviour fails this test instead of hanging it.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let d2 = d.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(merge(cut, &d2));
+        });
+        let e = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("merge returns")
+            .expect_err("refused");
         assert!(e.contains("ends inside"), "{e}");
         assert!(read(cut).is_err());
     }

@@ -89,12 +89,12 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
 
 /// Build a thumbnail without the cache, within `budget`.
 pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail, LibraryError> {
-    let data = if formats::is_raw(path) || formats::is_jpeg(path) {
+    let raw = formats::is_raw(path);
+    let data = if raw || formats::is_jpeg(path) {
         Some(std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?)
     } else {
         None
     };
-    let raw = formats::is_raw(path);
     // A RAW shows its smallest preview that fills `side`, else its largest whatever its size
     // (there is nothing else to show); a JPEG's EXIF thumbnail only where it is big enough.
     let embedded = match data.as_deref().map(|d| preview::for_side(d, side)) {

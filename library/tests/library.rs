@@ -1,6 +1,8 @@
-//! The library on real photos. No RAW file is obtainable from a registry, so RAW containers are
-//! built here to their formats' layouts (TIFF IFDs with JPEGInterchangeFormat and SubIFDs, the
-//! RAF header, ISO-media boxes) around real JPEGs made from the sample photos.
+//! The library on real photos. The real camera files we have (exiv2's CR3, DNG and CRW) are
+//! tested in tests/e2e/hostile_files.rs; here RAW containers are built to their formats'
+//! layouts (TIFF IFDs with JPEGInterchangeFormat and SubIFDs, the RAF header, CR3's boxes laid
+//! out as the real R6 file has them) around real JPEGs made from the sample photos, for the
+//! formats no real file of which is in a registry.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -23,15 +23,10 @@ fn python() -> PathBuf {
     PYTHON
         .get_or_init(|| {
             let downloads = assets().join("downloads");
-            let out = Command::new(repo().join("tools/release/venv"))
-                .arg(downloads.join("venv-release"))
-                .arg(&downloads)
-                .output()
-                .expect("tools/release/venv runs");
-            assert!(
-                out.status.success(),
-                "{}",
-                String::from_utf8_lossy(&out.stderr)
+            let out = run_ok(
+                Command::new(repo().join("tools/release/venv"))
+                    .arg(downloads.join("venv-release"))
+                    .arg(&downloads),
             );
             PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
         })
@@ -297,16 +292,11 @@ fn a_candidate_with_other_weights_fails_the_gate_and_a_baseline_catches_a_regres
     let dir = tempfile::tempdir().expect("tempdir");
     // The same architecture and contract, other weights.
     let other = dir.path().join("other.onnx");
-    let made = Command::new(python())
-        .arg(repo().join("tools/fixtures/other_weights.py"))
-        .arg(assets().join("models/scrfd_2.5g.onnx"))
-        .arg(&other)
-        .output()
-        .expect("other_weights.py runs");
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
+    run_ok(
+        Command::new(python())
+            .arg(repo().join("tools/fixtures/other_weights.py"))
+            .arg(assets().join("models/scrfd_2.5g.onnx"))
+            .arg(&other),
     );
     let out = parity(dir.path(), &other, &["--json"], &manifest(), &assets());
     assert_eq!(

@@ -75,7 +75,7 @@ pub fn darkroom_on(rt: Rt, data_dir: &Path) -> Command {
 }
 
 pub fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("darkroom starts");
+    let out = cmd.output().expect("the command starts");
     assert!(
         out.status.success(),
         "{cmd:?} failed ({}):\n{}",

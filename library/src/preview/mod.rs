@@ -81,10 +81,9 @@ fn container(data: &[u8]) -> Option<Container> {
 }
 
 /// Everything the container's structure says, JPEG ranges as offsets into `data`.
-fn parse(data: &[u8]) -> Option<(Container, Found)> {
-    let kind = container(data)?;
+fn parse(data: &[u8]) -> Option<Found> {
     let mut found = Found::default();
-    match kind {
+    match container(data)? {
         Container::Tiff => {
             tiff::walk_block(data, 0, &mut found);
         }
@@ -119,7 +118,7 @@ fn parse(data: &[u8]) -> Option<(Container, Found)> {
         }
         Container::Crw => ciff::walk(data, &mut found),
     }
-    Some((kind, found))
+    Some(found)
 }
 
 fn orientation_of(code: Option<u16>) -> Option<Orientation> {
@@ -141,14 +140,14 @@ pub fn exif_orientation(jpeg: &[u8]) -> Option<Orientation> {
 
 /// The file's orientation tag (a RAW's applies to its previews), whatever the container.
 pub fn orientation(data: &[u8]) -> Option<Orientation> {
-    orientation_of(parse(data)?.1.orientation)
+    orientation_of(parse(data)?.orientation)
 }
 
 /// When the photo was taken, from EXIF DateTimeOriginal (+ SubSecTimeOriginal), or CRW's
 /// time stamp, in seconds since 1970 on the camera's clock (no time zone: good for gaps
 /// between frames, not for comparing cameras). None when absent or malformed.
 pub fn capture_time(data: &[u8]) -> Option<f64> {
-    let (_, found) = parse(data)?;
+    let found = parse(data)?;
     if let Some(unix) = found.taken_unix {
         return Some(f64::from(unix));
     }
@@ -215,7 +214,7 @@ pub fn for_side(data: &[u8], side: u32) -> Result<Preview, NoPreview> {
 }
 
 fn choose(data: &[u8], side: u32) -> Result<Preview, NoPreview> {
-    let (_, found) = parse(data).ok_or(NoPreview::NotAContainer)?;
+    let found = parse(data).ok_or(NoPreview::NotAContainer)?;
     let orientation = orientation_of(found.orientation);
     let listed = found.jpegs.len();
     if listed == 0 {
