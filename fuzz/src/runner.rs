@@ -3,7 +3,6 @@
 use std::os::unix::fs::FileExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -66,21 +65,18 @@ struct Worker {
 pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
     std::fs::create_dir_all(&config.out)?;
     let began = Instant::now();
-    let stop = Arc::new(AtomicBool::new(false));
-    let workers: Arc<Vec<Worker>> = Arc::new(
-        (0..config.jobs)
-            .map(|_| Worker {
-                state: AtomicU64::new(0),
-                since_ms: AtomicU64::new(0),
-            })
-            .collect(),
-    );
+    let stop = AtomicBool::new(false);
+    let workers: Vec<Worker> = (0..config.jobs)
+        .map(|_| Worker {
+            state: AtomicU64::new(0),
+            since_ms: AtomicU64::new(0),
+        })
+        .collect();
     let deadline = Duration::from_secs_f64(config.seconds);
-    let watchdog = {
-        let (workers, stop) = (workers.clone(), stop.clone());
-        let (out, target, hang) = (config.out.clone(), config.target, config.hang);
-        let seeds = seeds.to_vec();
-        std::thread::spawn(move || {
+    let results: Vec<(u64, f64, f64, Vec<Finding>)> = std::thread::scope(|scope| {
+        let (workers, stop) = (&workers, &stop);
+        let (out, target, hang) = (&config.out, config.target, config.hang);
+        scope.spawn(move || {
             while !stop.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
                 let now = began.elapsed().as_millis() as u64;
@@ -88,7 +84,7 @@ pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
                     let since = w.since_ms.load(Ordering::Relaxed);
                     if since > 0 && now.saturating_sub(since) > hang.as_millis() as u64 {
                         let state = w.state.load(Ordering::Relaxed);
-                        let file = save(&out, target, "hang", state, &input(&seeds, state));
+                        let file = save(out, target, "hang", state, &input(seeds, state));
                         eprintln!(
                             "darkroom-fuzz: {} hangs on state {state:016x} (over {hang:?}): {}",
                             target.name(),
@@ -100,12 +96,9 @@ pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
                     }
                 }
             }
-        })
-    };
-    let results: Vec<(u64, f64, f64, Vec<Finding>)> = std::thread::scope(|scope| {
+        });
         let handles: Vec<_> = (0..config.jobs)
             .map(|j| {
-                let workers = workers.clone();
                 scope.spawn(move || -> anyhow::Result<(u64, f64, f64, Vec<Finding>)> {
                     let me = &workers[j];
                     let state_file = std::fs::File::create(
@@ -159,16 +152,17 @@ pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
                 })
             })
             .collect();
-        handles
+        let results = handles
             .into_iter()
             .map(|h| {
                 h.join()
                     .unwrap_or_else(|_| Err(anyhow::anyhow!("a fuzz worker died")))
             })
-            .collect::<anyhow::Result<Vec<_>>>()
+            .collect::<anyhow::Result<Vec<_>>>();
+        // The watchdog ends with the workers; the scope waits for it.
+        stop.store(true, Ordering::Relaxed);
+        results
     })?;
-    stop.store(true, Ordering::Relaxed);
-    let _ = watchdog.join();
     let mut report = Report {
         target: config.target,
         seeds: seeds.len(),
