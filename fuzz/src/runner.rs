@@ -80,7 +80,7 @@ pub fn run(config: &Config, seeds: &[Vec<u8>]) -> anyhow::Result<Report> {
             while !stop.load(Ordering::Relaxed) {
                 std::thread::sleep(Duration::from_millis(100));
                 let now = began.elapsed().as_millis() as u64;
-                for w in workers.iter() {
+                for w in workers {
                     let since = w.since_ms.load(Ordering::Relaxed);
                     if since > 0 && now.saturating_sub(since) > hang.as_millis() as u64 {
                         let state = w.state.load(Ordering::Relaxed);
