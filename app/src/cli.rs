@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, decide, faces, index, ladder_worker, models, parity, probe, thumbnails,
+    backend, decide, export, faces, index, ladder_worker, models, parity, probe, thumbnails,
 };
 
 #[derive(Debug, Parser)]
@@ -47,6 +47,9 @@ pub enum Command {
     Index(index::Args),
     /// Record pick/reject, stars and colour labels in the catalog and the photos' XMP sidecars.
     Decide(decide::Args),
+    /// Copy (or move) the picks, with their RAW/JPEG twin and sidecars, into a folder for the
+    /// next tool; a list of what was copied goes with them.
+    Export(export::Args),
     /// List or import model files.
     Models {
         #[command(subcommand)]
@@ -94,6 +97,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Faces(args) => faces::run(args),
         Command::Index(args) => index::run(args),
         Command::Decide(args) => decide::run(args),
+        Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),
         Command::Parity(args) => parity::run(args),
         Command::Thumbnails(args) => thumbnails::run(args),

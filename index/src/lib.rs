@@ -1,7 +1,7 @@
 //! Culling intelligence over a library: the index job (decode → detect → align → embed → eye
 //! state, stages overlapping through bounded queues, pinned to one backend and one set of
-//! model_ids), and what is derived from its rows: focus, bursts and people. Sessions come from
-//! the engine through a `JobPin`; rows go to the catalog.
+//! model_ids), and what is derived from its rows: focus, bursts, people and the auto-cull
+//! proposal. Sessions come from the engine through a `JobPin`; rows go to the catalog.
 
 pub mod analysis;
 pub mod bursts;
@@ -11,9 +11,11 @@ pub mod luma;
 pub mod models;
 pub mod people;
 pub mod phash;
+pub mod proposal;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};
 pub use job::{Control, Event, JobConfig, Models, Progress, Summary, Thresholds};
 pub use models::{OpenError, open_models, pick_model};
 pub use people::People;
+pub use proposal::{Candidate, ProposalRules, Proposed, Reason, Strictness};

@@ -1,11 +1,12 @@
 //! Photos on disk: scanning a folder into items (a RAW and its JPEG twin are one item),
 //! finding the JPEG previews cameras embed in RAW files, decoding the right way up within
-//! memory limits, and cached thumbnails. No inference here: the engine depends on this crate
-//! for decoding, not the other way round.
+//! memory limits, cached thumbnails, and handing photos off to another folder. No inference
+//! here: the engine depends on this crate for decoding, not the other way round.
 
 pub mod budget;
 pub mod decode;
 pub mod error;
+pub mod export;
 pub mod formats;
 pub mod jpeg_dc;
 pub mod preview;

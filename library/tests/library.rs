@@ -471,3 +471,181 @@ fn a_decode_past_its_time_is_cut_off_and_every_header_size_meets_the_pixel_budge
         "the DC decoder declines a frame over the budget"
     );
 }
+
+/// A shoot with a RAW + JPEG pair and a sidecar of each naming, a plain JPEG in a subfolder
+/// with the same name as one at the top, as two cards' folders have.
+fn shoot(dir: &Path) -> (PathBuf, Vec<darkroom_library::Item>) {
+    let root = dir.join("shoot");
+    std::fs::create_dir_all(root.join("card2")).expect("mkdir");
+    let raw = tiff_raw(&jpeg(160), &jpeg(640), 1);
+    std::fs::write(root.join("IMG_0001.NEF"), &raw).expect("write");
+    std::fs::write(root.join("IMG_0001.JPG"), jpeg(640)).expect("write");
+    std::fs::write(root.join("IMG_0001.NEF.xmp"), "<x:xmpmeta/>").expect("write");
+    std::fs::write(root.join("IMG_0001.xmp"), "<x:xmpmeta>lr</x:xmpmeta>").expect("write");
+    std::fs::write(root.join("IMG_0002.jpg"), jpeg(320)).expect("write");
+    std::fs::write(root.join("card2/IMG_0002.jpg"), jpeg(200)).expect("write");
+    let mut items = Vec::new();
+    scan(&root, &AtomicBool::new(false), &mut |e| {
+        if let ScanEvent::Item(i) = e {
+            items.push(i);
+        }
+        true
+    });
+    items.sort_by(|a, b| a.primary.cmp(&b.primary));
+    (root, items)
+}
+
+#[test]
+fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unasked() {
+    use darkroom_library::export::{self, Existing, ExportError, Mode, Plan};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (root, items) = shoot(dir.path());
+    assert_eq!(items.len(), 3, "the pair is one item: {items:?}");
+    let dest = dir.path().join("editor");
+
+    let missing = Plan::new(&items, &root, &dest).expect_err("no such folder");
+    assert!(
+        matches!(missing, ExportError::NoDestination(_)),
+        "{missing}"
+    );
+    assert!(missing.to_string().contains("does not exist"), "{missing}");
+    assert!(
+        Plan::new(&items, &root, &root).is_err(),
+        "a photo is never copied onto itself"
+    );
+
+    std::fs::create_dir(&dest).expect("mkdir");
+    let plan = Plan::new(&items, &root, &dest).expect("plan");
+    let names: Vec<String> = plan
+        .files
+        .iter()
+        .map(|f| {
+            f.source
+                .strip_prefix(&root)
+                .expect("under root")
+                .display()
+                .to_string()
+        })
+        .collect();
+    for want in [
+        "IMG_0001.NEF",
+        "IMG_0001.NEF.xmp",
+        "IMG_0001.xmp",
+        "IMG_0001.JPG",
+        "IMG_0002.jpg",
+        "card2/IMG_0002.jpg",
+    ] {
+        assert!(names.contains(&want.to_owned()), "{want} in {names:?}");
+    }
+    assert_eq!(names.len(), 6, "each file once: {names:?}");
+    let mut seen = Vec::new();
+    let report = export::run(
+        &plan,
+        Mode::Copy,
+        Existing::Refuse,
+        &AtomicBool::new(false),
+        &mut |p| seen.push(p),
+    )
+    .expect("export");
+    assert_eq!(report.copied.len(), 6);
+    let last = seen.last().expect("progress");
+    assert_eq!((last.files_done, last.bytes_done), (6, plan.total_bytes()));
+    for f in &plan.files {
+        let copy = dest.join(f.source.strip_prefix(&root).expect("under root"));
+        assert_eq!(
+            std::fs::read(&copy).expect("copied"),
+            std::fs::read(&f.source).expect("original"),
+            "{}",
+            copy.display()
+        );
+    }
+    let list = std::fs::read_to_string(report.list_file.as_ref().expect("a list")).expect("list");
+    assert_eq!(
+        list.lines().filter(|l| !l.starts_with('#')).count(),
+        6,
+        "{list}"
+    );
+    assert!(list.contains("card2/IMG_0002.jpg"), "{list}");
+
+    // Again: everything is there now. Refused before anything is written, unless asked.
+    std::fs::write(dest.join("IMG_0002.jpg"), b"the editor's own file").expect("write");
+    let again = Plan::new(&items, &root, &dest).expect("plan");
+    assert_eq!(again.conflicts().count(), 6);
+    let refused = export::run(
+        &again,
+        Mode::Copy,
+        Existing::Refuse,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect_err("files are there");
+    assert!(
+        refused.to_string().contains("6 files already exist"),
+        "{refused}"
+    );
+    assert_eq!(
+        std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
+        b"the editor's own file"
+    );
+    let skipped = export::run(
+        &again,
+        Mode::Copy,
+        Existing::Skip,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("skip");
+    assert_eq!((skipped.copied.len(), skipped.skipped.len()), (0, 6));
+    assert_eq!(
+        std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
+        b"the editor's own file"
+    );
+    export::run(
+        &again,
+        Mode::Copy,
+        Existing::Overwrite,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("overwrite");
+    assert_eq!(
+        std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
+        std::fs::read(root.join("IMG_0002.jpg")).expect("read")
+    );
+    assert!(
+        dest.join("darkroom-export-2.txt").is_file(),
+        "an earlier list is kept"
+    );
+
+    // Cancelled before the first file: nothing half-written, nothing listed.
+    let fresh = dir.path().join("fresh");
+    std::fs::create_dir(&fresh).expect("mkdir");
+    let plan = Plan::new(&items, &root, &fresh).expect("plan");
+    let cancelled = export::run(
+        &plan,
+        Mode::Copy,
+        Existing::Refuse,
+        &AtomicBool::new(true),
+        &mut |_| {},
+    )
+    .expect("cancel is not an error");
+    assert!(cancelled.cancelled && cancelled.copied.is_empty());
+    assert_eq!(
+        std::fs::read_dir(&fresh).expect("ls").count(),
+        0,
+        "nothing left behind"
+    );
+
+    // A move takes the originals away once their copies are there.
+    let moved = export::run(
+        &plan,
+        Mode::Move,
+        Existing::Refuse,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("move");
+    assert_eq!(moved.copied.len(), 6);
+    assert!(!root.join("IMG_0001.NEF").exists() && fresh.join("IMG_0001.NEF").is_file());
+    assert!(fresh.join("card2/IMG_0002.jpg").is_file());
+}

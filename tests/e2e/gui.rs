@@ -162,6 +162,7 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
         blurry_below: 40.0,
+        culling: Default::default(),
         model_mirror: None,
         notices: Vec::new(),
     }
@@ -214,8 +215,8 @@ fn slow_dialog(
     answer: Option<PathBuf>,
     asked: Arc<std::sync::Mutex<Vec<Option<PathBuf>>>>,
 ) -> PickFolder {
-    Arc::new(move |start| {
-        asked.lock().expect("lock").push(start);
+    Arc::new(move |ask| {
+        asked.lock().expect("lock").push(ask.start);
         std::thread::sleep(Duration::from_millis(300));
         answer.clone()
     })

@@ -9,8 +9,10 @@ mod http;
 mod support;
 
 mod decisions;
+mod export_cli;
 mod faces_cli;
 mod gui;
+mod gui_culling;
 mod gui_switch;
 mod hostile_files;
 mod index_cli;

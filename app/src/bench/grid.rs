@@ -81,6 +81,7 @@ impl Subject {
             detectors: Vec::new(),
             detector: "scrfd_2.5g".into(),
             blurry_below: 40.0,
+            culling: Default::default(),
             model_mirror: None,
             notices: Vec::new(),
         };

@@ -64,12 +64,6 @@ impl Args {
     }
 }
 
-/// The catalog file: `--catalog`, else `<data dir>/catalog.sqlite`.
-pub fn catalog_path(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
-    flag.or_else(|| darkroom_engine::paths::data_dir().map(|d| d.join("catalog.sqlite")))
-        .context("no data directory for the catalog: pass --catalog FILE or set DARKROOM_DATA_DIR")
-}
-
 fn parse_label(text: &str) -> anyhow::Result<Option<Label>> {
     if text.eq_ignore_ascii_case("none") {
         return Ok(None);

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
 use darkroom_catalog::{Catalog, PhotoIndex, SidecarNaming};
 use darkroom_index::{Control, Event, JobConfig, Thresholds, job};
 use darkroom_library::{ScanEvent, scan};
@@ -124,28 +123,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     backend.wait_tuned(wait);
     let pin = backend.pin();
     // The window's choices (detector, blurry threshold) hold here too, unless a flag says.
-    let window = match darkroom_engine::paths::data_dir() {
-        Some(d) => {
-            let (settings, problem) = crate::services::AppSettings::load(&d.join("settings.json"));
-            if let Some(problem) = problem {
-                eprintln!("darkroom: {problem}");
-            }
-            settings
-        }
-        None => Default::default(),
-    };
+    let window = crate::services::window_settings();
     let mut models = darkroom_index::open_models(
         &sessions,
         &pin,
         args.detector.clone().or(window.detector),
         args.embedder.clone(),
     )?;
-    let catalog_path = match &args.catalog {
-        Some(p) => p.clone(),
-        None => darkroom_engine::paths::data_dir()
-            .context("no data directory: set DARKROOM_DATA_DIR or HOME")?
-            .join("catalog.sqlite"),
-    };
+    let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
     let mut thresholds = Thresholds::default();
     if let Some(v) = window.blurry_below {

@@ -3,6 +3,7 @@
 
 pub mod backend;
 pub mod decide;
+pub mod export;
 pub mod faces;
 pub mod index;
 pub mod ladder_worker;

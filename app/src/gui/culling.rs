@@ -4,11 +4,12 @@
 //! each carrying the [`EntryId`] it was asked for, so a result for another folder finds nothing.
 //! (Longer than most files here: about half of it is its unit tests, which need no renderer.)
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use darkroom_catalog::{ColourLabel, Decision, Flag, Label};
-use darkroom_index::PhotoAnalysis;
+use darkroom_index::proposal::{self, Candidate};
+use darkroom_index::{PhotoAnalysis, ProposalRules, Proposed};
 use darkroom_library::Item;
 
 /// One photo of one opened folder: its position in that folder's list, and which opening
@@ -146,20 +147,45 @@ pub struct PersonRow {
     pub face: (EntryId, [f32; 4]),
 }
 
+/// How a click or a shifted arrow changes the selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SelectHow {
+    /// This photo alone.
+    Only,
+    /// Add or remove this photo (Ctrl+click).
+    Toggle,
+    /// Everything from the anchor to this photo (Shift+click, Shift+arrows).
+    Range,
+}
+
+/// An auto-cull proposal for the folder open now, until applied or discarded.
+#[derive(Debug, Clone)]
+struct Proposal {
+    rules: ProposalRules,
+    /// One entry per photo of the folder.
+    proposed: Vec<Option<Proposed>>,
+}
+
 pub struct Culling {
     generation: u64,
     pub root: Option<PathBuf>,
     entries: Vec<Photo>,
     /// Indices into the entries, in the order shown.
     pub visible: Vec<usize>,
-    /// Position in `visible`.
+    /// Position in `visible`: the photo the keys move and the loupe shows.
     pub selected: usize,
+    /// Photos selected with it (entry indices, so a filter change keeps them); empty: the
+    /// selected photo alone.
+    selection: BTreeSet<usize>,
+    /// Where a Shift range starts (an entry index).
+    anchor: Option<usize>,
     pub view: View,
     pub zoom_100: bool,
     pub filter: Filter,
-    /// (photo, its decision before) for each decision made in this folder, newest last. It
-    /// starts empty with each folder: undo never reaches into a folder no longer open.
-    undo: Vec<(EntryId, Decision)>,
+    /// For each decision made in this folder, newest last: (photo, its decision before) for
+    /// every photo it changed — a decision on a selection, or an applied proposal, is one
+    /// step. It starts empty with each folder: undo never reaches into a folder no longer open.
+    undo: Vec<Vec<(EntryId, Decision)>>,
     /// Show the sharpest first.
     pub sort_by_sharpness: bool,
     /// Bursts show as their suggested frame until opened (B).
@@ -170,6 +196,7 @@ pub struct Culling {
     in_flight: usize,
     /// The people strip's rows, made when the analysis arrives (the strip is drawn every frame).
     people: Vec<PersonRow>,
+    proposal: Option<Proposal>,
 }
 
 impl Default for Culling {
@@ -180,6 +207,8 @@ impl Default for Culling {
             entries: Vec::new(),
             visible: Vec::new(),
             selected: 0,
+            selection: BTreeSet::new(),
+            anchor: None,
             view: View::Grid,
             zoom_100: false,
             filter: Filter::All,
@@ -189,6 +218,7 @@ impl Default for Culling {
             person_names: HashMap::new(),
             in_flight: 0,
             people: Vec::new(),
+            proposal: None,
         }
     }
 }
@@ -202,6 +232,9 @@ impl Culling {
         self.visible.clear();
         self.undo.clear();
         self.selected = 0;
+        self.selection.clear();
+        self.anchor = None;
+        self.proposal = None;
         self.view = View::Grid;
         self.expanded_bursts.clear();
         self.person_names.clear();
@@ -276,6 +309,15 @@ impl Culling {
             .count()
     }
 
+    /// The picked photos' items, in folder order.
+    pub fn pick_items(&self) -> Vec<Item> {
+        self.entries
+            .iter()
+            .filter(|e| e.decision.flag == Flag::Pick)
+            .map(|e| e.item.clone())
+            .collect()
+    }
+
     /// The selected photo's index into the entries.
     pub fn selected_index(&self) -> Option<usize> {
         self.visible.get(self.selected).copied()
@@ -345,19 +387,121 @@ impl Culling {
         self.set_filter(f);
     }
 
-    /// Move the selection by `by` places in the visible list, stopping at its ends.
+    /// Move to the photo `by` places on in the visible list, stopping at its ends; it is
+    /// selected alone.
     pub fn step(&mut self, by: isize) {
-        let n = self.visible.len();
-        if n > 0 {
-            self.selected = (self.selected as isize + by).clamp(0, n as isize - 1) as usize;
+        if let Some(v) = self.stepped(by) {
+            self.select(v, SelectHow::Only);
         }
+    }
+
+    /// Shift+arrows: move by `by` and select everything from the anchor to there.
+    pub fn extend(&mut self, by: isize) {
+        if let Some(v) = self.stepped(by) {
+            self.select(v, SelectHow::Range);
+        }
+    }
+
+    fn stepped(&self, by: isize) -> Option<usize> {
+        let n = self.visible.len();
+        (n > 0).then(|| (self.selected as isize + by).clamp(0, n as isize - 1) as usize)
     }
 
     /// Select what is shown at position `v` (a click).
     pub fn select_visible(&mut self, v: usize) {
-        if v < self.visible.len() {
-            self.selected = v;
+        self.select(v, SelectHow::Only);
+    }
+
+    /// Select what is shown at position `v`, alone, toggled into the selection, or as the end
+    /// of a range from the anchor. The photo at `v` becomes the one the keys move from.
+    pub fn select(&mut self, v: usize, how: SelectHow) {
+        let Some(&entry) = self.visible.get(v) else {
+            return;
+        };
+        let current = self.selected_index();
+        match how {
+            SelectHow::Only => {
+                self.selection.clear();
+                self.anchor = Some(entry);
+            }
+            SelectHow::Toggle => {
+                if self.selection.is_empty()
+                    && let Some(c) = current
+                {
+                    self.selection.insert(c);
+                }
+                self.anchor = Some(entry);
+                if self.selection.remove(&entry) {
+                    // Taken out: the keys go on from the nearest photo still selected, so the
+                    // current photo is always one of the selection.
+                    let nearest = (0..self.visible.len())
+                        .filter(|&w| self.selection.contains(&self.visible[w]))
+                        .min_by_key(|&w| w.abs_diff(v));
+                    if let Some(w) = nearest {
+                        self.selected = w;
+                        if self.selection.len() == 1 {
+                            self.selection.clear();
+                        }
+                        return;
+                    }
+                } else {
+                    self.selection.insert(entry);
+                }
+            }
+            SelectHow::Range => {
+                let anchor = self.anchor.or(current).unwrap_or(entry);
+                let from = self.visible.iter().position(|&i| i == anchor).unwrap_or(v);
+                let (a, b) = (from.min(v), from.max(v));
+                self.selection = self.visible[a..=b].iter().copied().collect();
+                self.anchor = Some(anchor);
+            }
         }
+        self.selected = v;
+        if self.selection.len() == 1 && self.selection.contains(&entry) {
+            // One photo selected is the selected photo.
+            self.selection.clear();
+        }
+    }
+
+    /// Ctrl+A: every photo shown.
+    pub fn select_all(&mut self) {
+        self.selection = self.visible.iter().copied().collect();
+        self.anchor = self.visible.first().copied();
+        if self.selection.len() == 1 {
+            self.selection.clear();
+        }
+    }
+
+    /// Whether the photo at entry index `i` is selected (the current photo always is).
+    pub fn is_selected(&self, i: usize) -> bool {
+        self.selection.contains(&i) || self.selected_index() == Some(i)
+    }
+
+    /// The photos a decision applies to: the selection as shown, or the selected photo.
+    pub fn targets(&self) -> Vec<usize> {
+        let shown: Vec<usize> = self
+            .visible
+            .iter()
+            .copied()
+            .filter(|i| self.selection.contains(i))
+            .collect();
+        if shown.is_empty() {
+            self.selected_index().into_iter().collect()
+        } else {
+            shown
+        }
+    }
+
+    /// How many photos a decision would apply to.
+    pub fn selection_len(&self) -> usize {
+        self.targets().len()
+    }
+
+    /// Whether `test` holds for every photo a decision would apply to (a toggle on a mixed
+    /// selection turns on).
+    pub fn targets_all(&self, test: impl Fn(&Decision) -> bool) -> bool {
+        let targets = self.targets();
+        !targets.is_empty() && targets.iter().all(|&i| test(&self.entries[i].decision))
     }
 
     pub fn toggle_loupe(&mut self) {
@@ -395,24 +539,104 @@ impl Culling {
         self.refilter();
     }
 
-    /// Decide for the selected photo: shown at once as pending, durable when the catalog
-    /// acknowledges it. Returns the job to send (None: nothing selected or nothing changed).
-    pub fn decide(&mut self, change: impl FnOnce(&mut Decision)) -> Option<DecisionJob> {
-        let id = self.selected_id()?;
-        let before = self.get(id)?.decision.clone();
-        let mut after = before.clone();
-        change(&mut after);
-        if after == before {
-            return None;
-        }
-        self.undo.push((id, before));
-        self.mark_pending(id, after)
+    /// Decide for the selected photos (one step of undo): shown at once as pending, durable
+    /// when the catalog acknowledges each. Returns the jobs to send (none: nothing selected or
+    /// nothing changed).
+    pub fn decide(&mut self, change: impl Fn(&mut Decision)) -> Vec<DecisionJob> {
+        let changes = self
+            .targets()
+            .into_iter()
+            .filter_map(|i| {
+                let mut after = self.entries[i].decision.clone();
+                change(&mut after);
+                (after != self.entries[i].decision).then_some((self.id(i), after))
+            })
+            .collect();
+        self.record(changes)
     }
 
-    /// Undo this folder's last decision. Returns the job that restores it.
-    pub fn undo(&mut self) -> Option<DecisionJob> {
-        let (id, before) = self.undo.pop()?;
-        self.mark_pending(id, before)
+    /// Make `changes` one step of undo and mark each pending.
+    fn record(&mut self, changes: Vec<(EntryId, Decision)>) -> Vec<DecisionJob> {
+        let mut step = Vec::new();
+        let mut jobs = Vec::new();
+        for (id, after) in changes {
+            let Some(before) = self.get(id).map(|p| p.decision.clone()) else {
+                continue;
+            };
+            step.push((id, before));
+            jobs.extend(self.mark_pending(id, after));
+        }
+        if !step.is_empty() {
+            self.undo.push(step);
+        }
+        jobs
+    }
+
+    /// Undo this folder's last decision (every photo it changed). Returns the jobs that
+    /// restore them.
+    pub fn undo(&mut self) -> Vec<DecisionJob> {
+        let Some(step) = self.undo.pop() else {
+            return Vec::new();
+        };
+        step.into_iter()
+            .rev()
+            .filter_map(|(id, before)| self.mark_pending(id, before))
+            .collect()
+    }
+
+    /// Propose decisions for the folder from what the index knows. Err: nothing to go on.
+    pub fn propose(&mut self, rules: ProposalRules) -> Result<(usize, usize), &'static str> {
+        if self.entries.iter().all(|e| e.analysis.is_none()) {
+            return Err("nothing in this folder is indexed yet: index it first (Ctrl+I)");
+        }
+        let candidates: Vec<Candidate<'_>> = self
+            .entries
+            .iter()
+            .map(|e| Candidate {
+                analysis: e.analysis.as_ref(),
+                decision: &e.decision,
+            })
+            .collect();
+        let proposed = proposal::propose(&candidates, &rules);
+        self.proposal = Some(Proposal { rules, proposed });
+        Ok(self.proposal_counts().unwrap_or_default())
+    }
+
+    /// What the proposal says for entry `i`; nothing once the photographer decided it.
+    pub fn proposed(&self, i: usize) -> Option<Proposed> {
+        let p = self.proposal.as_ref()?.proposed.get(i).copied().flatten()?;
+        let photo = self.entries.get(i)?;
+        (!proposal::decided(&photo.decision)).then_some(p)
+    }
+
+    /// (picks, rejects) proposed and still open, while a proposal is shown.
+    pub fn proposal_counts(&self) -> Option<(usize, usize)> {
+        let p = self.proposal.as_ref()?;
+        let open: Vec<Option<Proposed>> = (0..p.proposed.len()).map(|i| self.proposed(i)).collect();
+        Some(proposal::counts(&open))
+    }
+
+    pub fn proposal_rules(&self) -> Option<ProposalRules> {
+        self.proposal.as_ref().map(|p| p.rules)
+    }
+
+    /// The proposal becomes real decisions, one step of undo; photos decided since it was
+    /// made keep their decision.
+    pub fn apply_proposal(&mut self) -> Vec<DecisionJob> {
+        let changes: Vec<(EntryId, Decision)> = (0..self.entries.len())
+            .filter_map(|i| {
+                let p = self.proposed(i)?;
+                let mut after = self.entries[i].decision.clone();
+                after.flag = p.flag;
+                Some((self.id(i), after))
+            })
+            .collect();
+        self.proposal = None;
+        self.record(changes)
+    }
+
+    pub fn discard_proposal(&mut self) {
+        self.proposal = None;
     }
 
     fn mark_pending(&mut self, id: EntryId, decision: Decision) -> Option<DecisionJob> {
@@ -501,6 +725,10 @@ impl Culling {
             e.analysis = by_path.remove(&e.item.primary);
         }
         self.people = self.count_people();
+        if let Some(rules) = self.proposal_rules() {
+            // The proposal follows what the index knows now.
+            let _ = self.propose(rules);
+        }
         self.refilter();
         true
     }
@@ -603,6 +831,11 @@ mod tests {
         }
     }
 
+    fn one(jobs: Vec<DecisionJob>) -> DecisionJob {
+        assert_eq!(jobs.len(), 1, "one photo changed");
+        jobs.into_iter().next().expect("one job")
+    }
+
     fn pick(d: &mut Decision) {
         d.flag = Flag::Pick;
     }
@@ -639,12 +872,12 @@ mod tests {
     fn a_decision_is_pending_until_acknowledged_and_undo_restores_it() {
         let mut c = folder(3);
         c.step(2);
-        let job = c.decide(pick).expect("a change");
+        let job = one(c.decide(pick));
         assert_eq!(job.id, c.id(2));
         assert_eq!(job.files, vec![PathBuf::from("/shoot/IMG_0002.jpg")]);
         assert!(c.entries()[2].pending());
         assert!(
-            c.decide(pick).is_none(),
+            c.decide(pick).is_empty(),
             "the same decision again changes nothing"
         );
         assert!(c.acknowledge(DecisionAck {
@@ -653,20 +886,19 @@ mod tests {
             error: None
         }));
         assert!(c.all_acknowledged());
-        let undo = c.undo().expect("one to undo");
+        let undo = one(c.undo());
         assert_eq!(undo.id, c.id(2));
         assert_eq!(undo.decision, Decision::default());
         assert_eq!(c.entries()[2].decision, Decision::default());
-        assert!(c.undo().is_none(), "nothing more");
+        assert!(c.undo().is_empty(), "nothing more");
     }
 
     #[test]
     fn an_older_acknowledgement_never_shows_the_older_decision_again() {
         let mut c = folder(1);
-        let reject = c.decide(|d| d.flag = Flag::Reject).expect("a change");
-        let red = c
-            .decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)))
-            .expect("a change");
+        let reject = one(c.decide(|d| d.flag = Flag::Reject));
+        let red = c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)));
+        let red = one(red);
         let ack = |job: &DecisionJob| DecisionAck {
             id: job.id,
             decision: job.decision.clone(),
@@ -684,7 +916,7 @@ mod tests {
     #[test]
     fn a_late_import_never_overwrites_a_decision_made_here() {
         let mut c = folder(2);
-        c.decide(pick).expect("a change");
+        one(c.decide(pick));
         let stars = Decision {
             stars: 3,
             ..Decision::default()
@@ -698,7 +930,7 @@ mod tests {
     #[test]
     fn a_decision_that_cannot_be_sent_shows_what_is_recorded_and_why() {
         let mut c = folder(1);
-        let job = c.decide(pick).expect("a change");
+        let job = one(c.decide(pick));
         c.send_failed(job, "the catalog writer stopped".into());
         let p = &c.entries()[0];
         assert_eq!(p.decision, Decision::default());
@@ -710,13 +942,13 @@ mod tests {
     fn a_folder_switch_leaves_nothing_to_undo_and_drops_old_results() {
         let mut a = folder(6);
         a.step(5);
-        let job = a.decide(pick).expect("a change");
+        let job = one(a.decide(pick));
         let old = job.id;
         a.open(PathBuf::from("/other"));
         a.push(item("ONLY"));
         a.refilter();
         assert!(
-            a.undo().is_none(),
+            a.undo().is_empty(),
             "undo never reaches the folder that was closed"
         );
         assert!(
@@ -767,7 +999,7 @@ mod tests {
         c.set_filter(Filter::Label(ColourLabel::Blue));
         assert!(c.visible.is_empty());
         assert!(
-            c.decide(pick).is_none(),
+            c.decide(pick).is_empty(),
             "nothing selected, nothing decided"
         );
     }
@@ -807,5 +1039,122 @@ mod tests {
         assert_eq!(c.name_person(8, "  "), None);
         assert_eq!(c.name_person(8, " Bo "), Some("Bo".into()));
         assert_eq!(c.person_label(8), "Bo");
+    }
+
+    #[test]
+    fn shift_and_ctrl_select_and_a_decision_on_five_is_one_undo_step() {
+        let mut c = folder(8);
+        c.step(1);
+        c.extend(2);
+        assert_eq!(c.targets(), vec![1, 2, 3], "Shift+→ twice from the anchor");
+        c.select(5, SelectHow::Range);
+        assert_eq!(c.targets(), vec![1, 2, 3, 4, 5]);
+        assert_eq!(c.selected, 5, "the keys move on from the end of the range");
+        let jobs = c.decide(pick);
+        assert_eq!(jobs.len(), 5);
+        assert!((1..=5).all(|i| c.entries()[i].decision.flag == Flag::Pick));
+        let undone = c.undo();
+        assert_eq!(undone.len(), 5, "one step undoes all five");
+        assert!(
+            c.entries()
+                .iter()
+                .all(|e| e.decision == Decision::default())
+        );
+        assert!(c.undo().is_empty());
+
+        c.select(6, SelectHow::Toggle);
+        assert_eq!(
+            c.targets(),
+            vec![1, 2, 3, 4, 5, 6],
+            "Ctrl+click adds to the selection"
+        );
+        c.select(5, SelectHow::Toggle);
+        assert_eq!(c.targets(), vec![1, 2, 3, 4, 6], "and takes away");
+        assert!(
+            c.is_selected(c.visible[c.selected]) && c.selected != 5,
+            "the current photo stays one of the selection"
+        );
+        c.select(2, SelectHow::Toggle);
+        assert_eq!(
+            c.selected, 1,
+            "the nearest still selected, the first of a tie"
+        );
+        c.step(1);
+        assert_eq!(c.targets(), vec![2], "a plain move selects one photo");
+        c.select(0, SelectHow::Range);
+        assert_eq!(c.selection_len(), 3);
+        c.set_filter(Filter::Picks);
+        assert!(
+            c.targets().is_empty(),
+            "no pick is shown: a decision reaches nothing hidden"
+        );
+    }
+
+    #[test]
+    fn a_toggle_on_a_mixed_selection_turns_on_for_all() {
+        let mut c = folder(3);
+        one(c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red))));
+        c.select(2, SelectHow::Range);
+        assert!(!c.targets_all(|d| d.label == Some(Label::Colour(ColourLabel::Red))));
+        let jobs = c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)));
+        assert_eq!(jobs.len(), 2, "the one already red is not sent again");
+        assert!(c.targets_all(|d| d.label == Some(Label::Colour(ColourLabel::Red))));
+    }
+
+    #[test]
+    fn the_proposal_never_touches_a_decided_photo_applies_in_one_step_and_undoes_in_one() {
+        let mut c = folder(4);
+        assert!(
+            c.propose(rules()).is_err(),
+            "nothing indexed, nothing proposed"
+        );
+        let gen_ = c.generation();
+        let rows = vec![
+            analysis(&c, 0, 10.0, Some((1, false))),
+            analysis(&c, 1, 90.0, Some((1, true))),
+            analysis(&c, 2, 5.0, None),
+            analysis(&c, 3, 5.0, None),
+        ];
+        c.set_analysis(gen_, rows, HashMap::new());
+        c.select_visible(c.visible.iter().position(|&i| i == 3).expect("shown"));
+        one(c.decide(|d| d.stars = 2));
+        assert_eq!(c.propose(rules()), Ok((1, 2)));
+        assert_eq!(c.proposed(1).map(|p| p.flag), Some(Flag::Pick));
+        assert_eq!(c.proposed(0).map(|p| p.flag), Some(Flag::Reject));
+        assert_eq!(c.proposed(3), None, "stars given: never proposed for");
+        // Decided while the proposal is shown: it drops out of it.
+        c.select_visible(c.visible.iter().position(|&i| i == 2).expect("shown"));
+        one(c.decide(pick));
+        assert_eq!(c.proposal_counts(), Some((1, 1)));
+        let jobs = c.apply_proposal();
+        assert_eq!(jobs.len(), 2);
+        assert_eq!(c.entries()[0].decision.flag, Flag::Reject);
+        assert_eq!(c.entries()[1].decision.flag, Flag::Pick);
+        assert_eq!(
+            c.entries()[2].decision.flag,
+            Flag::Pick,
+            "the photographer's"
+        );
+        assert_eq!(c.entries()[3].decision.stars, 2);
+        assert_eq!(c.proposal_counts(), None, "applied: gone");
+        assert_eq!(c.undo().len(), 2, "one step");
+        assert_eq!(c.entries()[0].decision, Decision::default());
+        assert_eq!(c.entries()[1].decision, Decision::default());
+        assert_eq!(
+            c.entries()[2].decision.flag,
+            Flag::Pick,
+            "not part of that step"
+        );
+        c.propose(rules()).expect("indexed");
+        c.discard_proposal();
+        assert_eq!(c.proposed(1), None);
+    }
+
+    fn rules() -> ProposalRules {
+        ProposalRules {
+            strictness: darkroom_index::Strictness::Balanced,
+            keep_per_burst: 1,
+            blurry_below: 40.0,
+        }
     }
 }

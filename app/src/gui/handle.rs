@@ -33,13 +33,13 @@ impl DarkRoom {
             Intent::Key(action) => self.act(action),
             Intent::Open(folder) => self.open(folder),
             Intent::ChooseFolder => self.choose_folder(),
-            Intent::Select(v) => self.cull.select_visible(v),
+            Intent::Select(v, how) => self.cull.select(v, how),
             Intent::OpenLoupe(v) => {
                 self.cull.select_visible(v);
                 self.cull.view = View::Loupe;
             }
             Intent::ShowOverlay(o) => self.overlay = o,
-            Intent::CloseOverlay => self.overlay = Overlay::None,
+            Intent::CloseOverlay => self.close_overlay(),
             Intent::OpenModels => self.open_models(),
             Intent::Models(action) => {
                 if let Some(env) = models_env(&self.env) {
@@ -63,6 +63,16 @@ impl DarkRoom {
             Intent::Show(id, side) => self.request(id, side),
             Intent::CloseUps(id) => self.request_faces(id),
             Intent::DismissNotice(n) => self.notices.dismiss(n),
+            Intent::ProposeCull => self.propose(),
+            Intent::ApplyProposal => self.apply_proposal(),
+            Intent::DiscardProposal => self.cull.discard_proposal(),
+            Intent::ExportPicks => self.export_picks(),
+            Intent::Export(action) => {
+                self.windows.export.act(action, &self.env.wake);
+                if !self.windows.export.showing() && self.overlay == Overlay::Export {
+                    self.overlay = Overlay::None;
+                }
+            }
         }
     }
 
@@ -70,7 +80,15 @@ impl DarkRoom {
         let columns = self.ui_state_columns();
         if matches!(
             action,
-            Action::Next | Action::Previous | Action::Up | Action::Down | Action::Back
+            Action::Next
+                | Action::Previous
+                | Action::Up
+                | Action::Down
+                | Action::ExtendNext
+                | Action::ExtendPrevious
+                | Action::ExtendUp
+                | Action::ExtendDown
+                | Action::Back
         ) {
             self.ui_state.follow_selection = true;
         }
@@ -81,10 +99,16 @@ impl DarkRoom {
             Action::Up if grid => self.cull.step(-(columns as isize)),
             Action::Down if grid => self.cull.step(columns as isize),
             Action::Up | Action::Down => {}
+            Action::ExtendNext => self.cull.extend(1),
+            Action::ExtendPrevious => self.cull.extend(-1),
+            Action::ExtendUp if grid => self.cull.extend(-(columns as isize)),
+            Action::ExtendDown if grid => self.cull.extend(columns as isize),
+            Action::ExtendUp | Action::ExtendDown => {}
+            Action::SelectAll => self.cull.select_all(),
             Action::ToggleLoupe => self.cull.toggle_loupe(),
             Action::Back => {
                 if self.overlay != Overlay::None {
-                    self.overlay = Overlay::None;
+                    self.close_overlay();
                 } else {
                     self.cull.view = View::Grid;
                 }
@@ -95,13 +119,12 @@ impl DarkRoom {
             Action::Reject => self.decide(|d| d.flag = Flag::Reject),
             Action::Unflag => self.decide(|d| d.flag = Flag::Unflagged),
             Action::Stars(s) => self.decide(|d| d.stars = s),
-            Action::Label(c) => self.decide(|d| {
-                d.label = if d.label == Some(Label::Colour(c)) {
-                    None
-                } else {
-                    Some(Label::Colour(c))
-                }
-            }),
+            Action::Label(c) => {
+                // Again on photos that all have it takes it off; on a mixed selection, all get it.
+                let label = Label::Colour(c);
+                let off = self.cull.targets_all(|d| d.label.as_ref() == Some(&label));
+                self.decide(|d| d.label = (!off).then(|| label.clone()))
+            }
             Action::Undo => self.undo(),
             Action::Help => {
                 self.overlay = if self.overlay == Overlay::Help {
@@ -115,6 +138,10 @@ impl DarkRoom {
             Action::IndexFaces => self.start_index(),
             Action::ToggleBurst => self.cull.toggle_burst(),
             Action::SortBySharpness => self.cull.toggle_sort_by_sharpness(),
+            Action::ProposeCull => self.propose(),
+            Action::ApplyProposal => self.apply_proposal(),
+            Action::DiscardProposal => self.cull.discard_proposal(),
+            Action::ExportPicks => self.export_picks(),
             Action::FilterAll => self.cull.set_filter(Filter::All),
             Action::FilterPicks => self.cull.set_filter(Filter::Picks),
             Action::FilterRejects => self.cull.set_filter(Filter::Rejects),
@@ -122,6 +149,20 @@ impl DarkRoom {
             Action::FilterMinStars(n) => self.cull.set_filter(Filter::MinStars(n)),
             Action::FilterLabel(c) => self.cull.set_filter(Filter::Label(c)),
         }
+    }
+
+    /// Esc or the window's ×: closing the export window cancels it (a running copy stops
+    /// between chunks, and says what it did).
+    fn close_overlay(&mut self) {
+        if self.overlay == Overlay::Export {
+            self.windows
+                .export
+                .act(super::windows::export::ExportAction::Cancel, &self.env.wake);
+            if self.windows.export.showing() {
+                return;
+            }
+        }
+        self.overlay = Overlay::None;
     }
 
     fn ui_state_columns(&self) -> usize {
@@ -163,26 +204,74 @@ impl DarkRoom {
             .or_else(|| self.recent.first().cloned());
         self.tasks.folder_dialog = Some(workers::pick_folder(
             self.env.pick_folder.clone(),
-            start,
+            workers::FolderAsk {
+                title: workers::OPEN_FOLDER,
+                start,
+            },
             self.env.wake.clone(),
         ));
     }
 
-    /// Record a decision for the selected photo.
-    pub fn decide(&mut self, change: impl FnOnce(&mut Decision)) {
-        if let Some(job) = self.cull.decide(change) {
-            self.send_decision(job);
+    /// Record a decision for the selected photos; one photo decided in a view that advances
+    /// (Settings) moves on to the next.
+    pub fn decide(&mut self, change: impl Fn(&mut Decision)) {
+        let alone = self.cull.selection_len() == 1;
+        let jobs = self.cull.decide(change);
+        let advance = match self.cull.view {
+            View::Loupe | View::Compare => self.cull_settings.advance_in_loupe,
+            View::Grid => self.cull_settings.advance_in_grid,
+        };
+        if alone && advance && !jobs.is_empty() {
+            self.cull.step(1);
+            self.ui_state.follow_selection = true;
         }
+        self.send_decisions(jobs);
     }
 
     pub fn undo(&mut self) {
-        if let Some(job) = self.cull.undo() {
-            self.send_decision(job);
+        let jobs = self.cull.undo();
+        self.send_decisions(jobs);
+    }
+
+    /// Propose a cull of the folder from the index (shown, not applied).
+    pub fn propose(&mut self) {
+        if let Err(why) = self.cull.propose(self.proposal_rules()) {
+            self.notices.push(why);
         }
     }
 
-    fn send_decision(&mut self, job: DecisionJob) {
-        self.tasks.outbox.push_back(job);
+    /// The proposal's rules as Settings has them now.
+    pub fn proposal_rules(&self) -> darkroom_index::ProposalRules {
+        darkroom_index::ProposalRules {
+            strictness: self.cull_settings.strictness,
+            keep_per_burst: self.cull_settings.keep_per_burst,
+            blurry_below: self.blurry_below,
+        }
+    }
+
+    pub fn apply_proposal(&mut self) {
+        let jobs = self.cull.apply_proposal();
+        self.send_decisions(jobs);
+    }
+
+    /// Copy the picks to a folder: the dialog, the plan, then the export window asks how.
+    pub fn export_picks(&mut self) {
+        let Some(root) = self.cull.root.clone() else {
+            return;
+        };
+        let picks = self.cull.pick_items();
+        if picks.is_empty() {
+            self.notices
+                .push("nothing is picked in this folder: pick (P) the photos to hand off first");
+            return;
+        }
+        self.windows
+            .export
+            .start(picks, root, &self.env.pick_folder, &self.env.wake);
+    }
+
+    fn send_decisions(&mut self, jobs: Vec<DecisionJob>) {
+        self.tasks.outbox.extend(jobs);
         self.flush_outbox();
     }
 
@@ -323,6 +412,10 @@ impl DarkRoom {
                 self.blurry_below = v;
                 self.save_settings();
             }
+            SettingsChange::Culling(c) => {
+                self.cull_settings = c;
+                self.save_settings();
+            }
             SettingsChange::Detector(id) => {
                 self.detector = id;
                 self.save_settings();
@@ -359,6 +452,7 @@ impl DarkRoom {
             naming: self.naming,
             detector: Some(self.detector.clone()),
             blurry_below: Some(self.blurry_below),
+            culling: self.cull_settings,
         };
         self.save(workers::SaveMsg::App(path, settings));
     }

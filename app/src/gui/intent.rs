@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use darkroom_catalog::SidecarNaming;
 use darkroom_engine::Rung;
 
-use super::culling::EntryId;
+use super::culling::{EntryId, SelectHow};
 use super::keymap::Action;
 
 /// Which window is open.
@@ -18,6 +18,7 @@ pub enum Overlay {
     Settings,
     About,
     Models,
+    Export,
 }
 
 /// A change the user made in Settings, applied (and persisted) by the app off the UI thread.
@@ -31,6 +32,7 @@ pub enum SettingsChange {
     /// The face detector's model_id.
     Detector(String),
     BlurryBelow(f32),
+    Culling(crate::services::CullSettings),
 }
 
 /// What a click in the window asks for.
@@ -47,8 +49,9 @@ pub enum Intent {
     Key(Action),
     Open(PathBuf),
     ChooseFolder,
-    /// Select what is shown at this position of the grid.
-    Select(usize),
+    /// Select what is shown at this position of the grid (alone, Ctrl: toggled, Shift: a
+    /// range).
+    Select(usize, SelectHow),
     /// Select it and look at it in the loupe.
     OpenLoupe(usize),
     ShowOverlay(Overlay),
@@ -67,4 +70,10 @@ pub enum Intent {
     /// The loupe shows this photo's close-ups.
     CloseUps(EntryId),
     DismissNotice(usize),
+    ProposeCull,
+    ApplyProposal,
+    DiscardProposal,
+    /// Copy the picks to a folder (the dialog asks which).
+    ExportPicks,
+    Export(super::windows::export::ExportAction),
 }

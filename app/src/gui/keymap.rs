@@ -10,6 +10,12 @@ pub enum Action {
     Previous,
     Up,
     Down,
+    /// Shift+arrows: grow or shrink the selection.
+    ExtendNext,
+    ExtendPrevious,
+    ExtendUp,
+    ExtendDown,
+    SelectAll,
     ToggleLoupe,
     Back,
     Compare,
@@ -32,6 +38,10 @@ pub enum Action {
     SortBySharpness,
     ToggleBurst,
     IndexFaces,
+    ProposeCull,
+    ApplyProposal,
+    DiscardProposal,
+    ExportPicks,
 }
 
 pub struct Binding {
@@ -62,6 +72,16 @@ const fn alt(key: Key, action: Action, keys: &'static str, help: &'static str) -
     }
 }
 
+const fn shift(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
+    Binding {
+        key,
+        modifiers: Modifiers::SHIFT,
+        action,
+        keys,
+        help,
+    }
+}
+
 const fn ctrl(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
     Binding {
         key,
@@ -77,6 +97,36 @@ pub const KEYMAP: &[Binding] = &[
     bind(Key::ArrowLeft, Action::Previous, "←", "Previous photo"),
     bind(Key::ArrowUp, Action::Up, "↑", "Row up (grid)"),
     bind(Key::ArrowDown, Action::Down, "↓", "Row down (grid)"),
+    shift(
+        Key::ArrowRight,
+        Action::ExtendNext,
+        "Shift+→",
+        "Select the next photo too",
+    ),
+    shift(
+        Key::ArrowLeft,
+        Action::ExtendPrevious,
+        "Shift+←",
+        "Select the previous photo too",
+    ),
+    shift(
+        Key::ArrowUp,
+        Action::ExtendUp,
+        "Shift+↑",
+        "Select to the row above (grid)",
+    ),
+    shift(
+        Key::ArrowDown,
+        Action::ExtendDown,
+        "Shift+↓",
+        "Select to the row below (grid)",
+    ),
+    ctrl(
+        Key::A,
+        Action::SelectAll,
+        "Ctrl+A",
+        "Select every photo shown",
+    ),
     bind(
         Key::Space,
         Action::ToggleLoupe,
@@ -199,6 +249,30 @@ pub const KEYMAP: &[Binding] = &[
         "Ctrl+I",
         "Index faces in this folder",
     ),
+    ctrl(
+        Key::P,
+        Action::ProposeCull,
+        "Ctrl+P",
+        "Propose a cull of the folder (from the index)",
+    ),
+    ctrl(
+        Key::Enter,
+        Action::ApplyProposal,
+        "Ctrl+Enter",
+        "Apply the proposal (one undo)",
+    ),
+    ctrl(
+        Key::Backspace,
+        Action::DiscardProposal,
+        "Ctrl+Backspace",
+        "Discard the proposal",
+    ),
+    ctrl(
+        Key::E,
+        Action::ExportPicks,
+        "Ctrl+E",
+        "Copy the picks to a folder",
+    ),
     bind(
         Key::B,
         Action::ToggleBurst,
@@ -212,6 +286,13 @@ pub const KEYMAP: &[Binding] = &[
         "Sharpest first / folder order",
     ),
 ];
+
+/// Whether some binding of `key` names Shift: then Shift is part of every binding of that key
+/// (Shift+→ is not also →). Elsewhere Shift is ignored, as keyboards that need it for digits
+/// (AZERTY) do.
+fn shift_matters(key: Key) -> bool {
+    KEYMAP.iter().any(|b| b.key == key && b.modifiers.shift)
+}
 
 /// The actions pressed this frame, in keymap order. Ctrl+Z is matched before Z.
 pub fn pressed(input: &egui::InputState) -> Vec<Action> {
@@ -227,6 +308,7 @@ pub fn pressed(input: &egui::InputState) -> Vec<Action> {
                 // Alt is part of a binding when it names it, and rules the others out.
                 *key == b.key
                     && modifiers.alt == b.modifiers.alt
+                    && (!shift_matters(b.key) || modifiers.shift == b.modifiers.shift)
                     && modifiers.matches_logically(b.modifiers)
             }
             egui::Event::Text(t) => b.key == Key::Questionmark && t == "?",

@@ -36,6 +36,7 @@ impl DarkRoom {
         self.poll_analysis();
         self.poll_index();
         self.poll_models();
+        self.poll_export();
         self.poll_settings_writer();
         if self.busy() {
             ctx.request_repaint_after(Duration::from_millis(100));
@@ -299,6 +300,19 @@ impl DarkRoom {
         // A detector that was just installed can be chosen in Settings right away.
         if let Some(rows) = self.windows.models.poll(&env) {
             refresh_detectors(&mut self.detectors, rows);
+        }
+    }
+
+    fn poll_export(&mut self) {
+        let ended = self.windows.export.poll(&self.env.wake);
+        if self.windows.export.showing() && self.overlay == super::intent::Overlay::None {
+            self.overlay = super::intent::Overlay::Export;
+        }
+        if let Some(super::windows::export::ExportEnded::Moved) = ended
+            && let Some(root) = self.cull.root.clone()
+        {
+            // The picks left this folder: show it as it is now.
+            self.open(root);
         }
     }
 

@@ -133,6 +133,7 @@ pub fn run(
         blurry_below: settings
             .blurry_below
             .unwrap_or(darkroom_index::Thresholds::default().blurry_below),
+        culling: settings.culling,
         model_mirror: darkroom_models::ModelManager::mirror_from_env(),
         models_dir: Some(models_dir),
         notices,

@@ -56,6 +56,8 @@ pub struct Setup {
     pub detector: String,
     /// Sharpness under which a photo is marked blurry.
     pub blurry_below: f32,
+    /// Moving on after a decision, and the proposal's rules.
+    pub culling: crate::services::CullSettings,
     /// A mirror serving model files by name, instead of each download's upstream.
     pub model_mirror: Option<String>,
     /// What went wrong before the window opened (a settings file that could not be read).
@@ -90,6 +92,7 @@ pub struct DarkRoom {
     pub detector: String,
     /// Sharpness under which a photo is marked blurry (Settings).
     pub blurry_below: f32,
+    pub cull_settings: crate::services::CullSettings,
     /// The last index job's outcome, one line.
     pub index_summary: Option<String>,
     pub(super) ui_state: UiState,
@@ -186,6 +189,7 @@ impl DarkRoom {
             detectors: setup.detectors,
             detector: setup.detector,
             blurry_below: setup.blurry_below,
+            cull_settings: setup.culling,
             index_summary: None,
             ui_state: UiState::default(),
             tasks: Tasks {
@@ -272,6 +276,7 @@ impl DarkRoom {
             && t.deferred_folder.is_none()
             && !self.choosing_folder()
             && !self.windows.models.busy()
+            && !self.windows.export.busy()
             && self.ui_state.grid_offset.is_none()
             && t.import_queue.is_empty()
             && t.imports_in_flight == 0
@@ -295,5 +300,6 @@ impl DarkRoom {
             || self.tasks.imports_in_flight > 0
             || !self.all_acknowledged()
             || self.windows.models.busy()
+            || self.windows.export.busy()
     }
 }

@@ -14,6 +14,8 @@ pub const CLOSE_UP_HEIGHT: f32 = 128.0;
 pub const WINDOW_WIDTH: f32 = 560.0;
 /// A cell's caption and the index's marks over its photo.
 pub const CELL_TEXT: f32 = 11.0;
+/// The loupe's and compare's caption.
+pub const CAPTION_TEXT: f32 = 14.0;
 /// "cannot read" in a cell whose picture failed.
 pub const CELL_FAILED_TEXT: f32 = 14.0;
 /// The cell's error badge: its radius and its "!".
@@ -42,3 +44,18 @@ pub fn label_colour(c: ColourLabel) -> Color32 {
         ColourLabel::Purple => Color32::from_rgb(150, 80, 190),
     }
 }
+
+/// The decision's glyphs (egui's monochrome emoji fonts carry them) and their colours.
+pub const STAR: &str = "★";
+pub const PICK_GLYPH: &str = "⚑";
+pub const REJECT_GLYPH: &str = "✖";
+pub const LABEL_DOT: &str = "●";
+pub const STAR_COLOUR: Color32 = Color32::from_rgb(240, 200, 60);
+pub const PICK_COLOUR: Color32 = Color32::from_rgb(110, 210, 110);
+pub const REJECT_COLOUR: Color32 = Color32::from_rgb(235, 90, 80);
+
+/// An auto-cull proposal's marks: its own colours, never a decision's.
+pub const PROPOSED_PICK: Color32 = Color32::from_rgb(120, 220, 200);
+pub const PROPOSED_REJECT: Color32 = Color32::from_rgb(240, 170, 200);
+/// How strongly the rest of a selection is tinted with the selection colour.
+pub const SELECTION_FILL: f32 = 0.35;

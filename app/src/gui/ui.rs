@@ -35,6 +35,11 @@ impl DarkRoom {
             egui::Panel::top("top").show(ui, |ui| {
                 views::top_bar::top_bar_ui(ui, app, status.as_ref(), &mut intents);
             });
+            if app.cull.proposal_counts().is_some() {
+                egui::Panel::top("proposal").show(ui, |ui| {
+                    views::proposal_bar::proposal_bar_ui(ui, app, &mut intents);
+                });
+            }
             if !app.notices.is_empty() {
                 egui::Panel::top("notices").show(ui, |ui| {
                     views::notices::notices_ui(ui, &app.notices, &mut intents);
@@ -63,6 +68,7 @@ impl DarkRoom {
                 detectors: &self.detectors,
                 detector: &self.detector,
                 blurry_below: self.blurry_below,
+                culling: self.cull_settings,
             },
             models_dir: self.env.models_dir.as_deref(),
         };

@@ -1,7 +1,7 @@
 //! Background work for the window, each piece named, bounded and cancellable, reporting through
 //! a [`Task`] the window polls in `logic`: the folder scan, the thumbnail pool, the catalog
 //! thread, the settings writer, the folder dialog, the index job, face close-ups, the folder's
-//! analysis and the model manager. Every result carries the id it was asked for.
+//! analysis, the model manager and the export. Every result carries the id it was asked for.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -310,14 +310,25 @@ pub fn settings_saver(wake: Waker) -> (SyncSender<SaveMsg>, Task<String>) {
 }
 
 /// Asks the user for a folder; None when they cancel (or no dialog could be shown).
-pub type PickFolder = Arc<dyn Fn(Option<PathBuf>) -> Option<PathBuf> + Send + Sync>;
+pub type PickFolder = Arc<dyn Fn(FolderAsk) -> Option<PathBuf> + Send + Sync>;
+
+/// What the folder dialog asks, and where it starts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FolderAsk {
+    pub title: &'static str,
+    pub start: Option<PathBuf>,
+}
+
+pub const OPEN_FOLDER: &str = "Open a folder of photos";
+pub const MODELS_FOLDER: &str = "Install models from a folder";
+pub const EXPORT_FOLDER: &str = "Copy the picks into a folder";
 
 /// The system's folder dialog (the XDG portal on Linux, so Flatpak works; the shell dialog on
 /// Windows). It blocks until the user answers, so it runs on a thread of its own.
 pub fn system_folder_dialog() -> PickFolder {
-    Arc::new(|start: Option<PathBuf>| {
-        let mut dialog = rfd::FileDialog::new().set_title("Open a folder of photos");
-        if let Some(dir) = start {
+    Arc::new(|ask: FolderAsk| {
+        let mut dialog = rfd::FileDialog::new().set_title(ask.title);
+        if let Some(dir) = ask.start {
             dialog = dialog.set_directory(dir);
         }
         dialog.pick_folder()
@@ -325,9 +336,42 @@ pub fn system_folder_dialog() -> PickFolder {
 }
 
 /// Show the folder dialog in the background; the answer arrives on the task.
-pub fn pick_folder(pick: PickFolder, start: Option<PathBuf>, wake: Waker) -> Task<Option<PathBuf>> {
+pub fn pick_folder(pick: PickFolder, ask: FolderAsk, wake: Waker) -> Task<Option<PathBuf>> {
     Task::spawn("the folder dialog", 1, wake, move |out| {
-        out.send(pick(start));
+        out.send(pick(ask));
+    })
+}
+
+/// The export's plan (what goes where, what is there already): metadata only, off the UI
+/// thread.
+pub fn export_plan(
+    picks: Vec<darkroom_library::Item>,
+    root: PathBuf,
+    dest: PathBuf,
+    wake: Waker,
+) -> Task<Result<darkroom_library::export::Plan, String>> {
+    Task::spawn("the export plan", 1, wake, move |out| {
+        let plan = darkroom_library::export::Plan::new(&picks, &root, &dest);
+        out.send(plan.map_err(|e| e.to_string()));
+    })
+}
+
+/// The export itself: progress overwritten in `progress`, stopped by `cancel`.
+pub fn export(
+    plan: darkroom_library::export::Plan,
+    mode: darkroom_library::export::Mode,
+    existing: darkroom_library::export::Existing,
+    cancel: Cancel,
+    progress: Latest<darkroom_library::export::Progress>,
+    wake: Waker,
+) -> Task<Result<darkroom_library::export::Report, String>> {
+    Task::spawn("the export", 1, wake.clone(), move |out| {
+        let report =
+            darkroom_library::export::run(&plan, mode, existing, cancel.flag(), &mut |p| {
+                progress.update(|v| *v = p);
+                wake();
+            });
+        out.send(report.map_err(|e| e.to_string()));
     })
 }
 

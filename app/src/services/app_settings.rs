@@ -1,5 +1,6 @@
 //! What the window remembers between runs (recent folders, sidecar naming, the detector, the
-//! blurry threshold), read before the window opens and written by the settings thread.
+//! blurry threshold, how culling behaves), read before the window opens and written by the
+//! settings thread.
 
 use std::path::{Path, PathBuf};
 
@@ -17,6 +18,32 @@ pub struct AppSettings {
     /// Sharpness under which a photo is "blurry" (None: the default).
     #[serde(default)]
     pub blurry_below: Option<f32>,
+    #[serde(default)]
+    pub culling: CullSettings,
+}
+
+/// How deciding behaves: moving on after a decision, and the auto-cull proposal's rules.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct CullSettings {
+    /// After a decision on one photo, the loupe (and compare) shows the next.
+    pub advance_in_loupe: bool,
+    /// The same in the grid, where the decided photo usually stays in view.
+    pub advance_in_grid: bool,
+    pub strictness: darkroom_index::Strictness,
+    /// Frames the proposal keeps per burst.
+    pub keep_per_burst: usize,
+}
+
+impl Default for CullSettings {
+    fn default() -> Self {
+        CullSettings {
+            advance_in_loupe: true,
+            advance_in_grid: false,
+            strictness: darkroom_index::Strictness::Balanced,
+            keep_per_burst: 1,
+        }
+    }
 }
 
 impl AppSettings {

@@ -7,7 +7,7 @@ mod app_settings;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use app_settings::AppSettings;
+pub use app_settings::{AppSettings, CullSettings};
 
 use anyhow::Context;
 use darkroom_engine::ladder::Launcher;
@@ -101,6 +101,19 @@ pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
         store,
         darkroom_engine::sessions::default_threads(),
     )?)
+}
+
+/// The window's settings, which the command line follows where it has no flag of its own
+/// (a problem reading them is said on stderr, and the defaults hold).
+pub fn window_settings() -> AppSettings {
+    let Some(dir) = darkroom_engine::paths::data_dir() else {
+        return AppSettings::default();
+    };
+    let (settings, problem) = AppSettings::load(&dir.join("settings.json"));
+    if let Some(problem) = problem {
+        eprintln!("darkroom: {problem}");
+    }
+    settings
 }
 
 /// The catalog file: `--catalog`, else `<data dir>/catalog.sqlite`.

@@ -4,9 +4,11 @@
 use std::collections::HashSet;
 
 use darkroom_catalog::{Flag, Label};
+use darkroom_index::Proposed;
 use egui::Color32;
 
-use crate::gui::culling::{Filter, Photo};
+use super::badge;
+use crate::gui::culling::{Filter, Photo, SelectHow};
 use crate::gui::intent::Intent;
 use crate::gui::pictures::Picture;
 use crate::gui::state::{DarkRoom, UiState};
@@ -50,16 +52,29 @@ pub fn grid_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: 
                         break;
                     };
                     intents.push(Intent::Show(id, theme::THUMB_SIDE));
-                    let selected = v == cull.selected;
-                    let response = cell_ui(ui, photo, &pictures.thumb, selected, &marks);
-                    if selected && follow {
+                    let current = v == cull.selected;
+                    let look = Look {
+                        current,
+                        selected: cull.is_selected(id.index()),
+                        proposed: cull.proposed(id.index()),
+                    };
+                    let response = cell_ui(ui, photo, &pictures.thumb, &look, &marks);
+                    if current && follow {
                         response.scroll_to_me(None);
                         follow = false;
                     }
                     if response.double_clicked() {
                         intents.push(Intent::OpenLoupe(v));
                     } else if response.clicked() {
-                        intents.push(Intent::Select(v));
+                        let m = ui.input(|i| i.modifiers);
+                        let how = if m.shift {
+                            SelectHow::Range
+                        } else if m.command {
+                            SelectHow::Toggle
+                        } else {
+                            SelectHow::Only
+                        };
+                        intents.push(Intent::Select(v, how));
                     }
                 }
             });
@@ -81,24 +96,22 @@ pub fn grid_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: 
     state.follow_selection = false;
 }
 
-/// "3 stars · Pick" and friends, for the cell and the loupe caption.
-pub fn badge_text(p: &Photo) -> String {
-    let mut parts = Vec::new();
-    // Words, not ★: egui's bundled fonts have no star glyph.
-    match p.decision.stars {
-        0 => {}
-        1 => parts.push("1 star".into()),
-        n => parts.push(format!("{n} stars")),
-    }
-    match p.decision.flag {
-        Flag::Pick => parts.push("Pick".into()),
-        Flag::Reject => parts.push("Reject".into()),
-        Flag::Unflagged => {}
-    }
-    if p.pending() {
-        parts.push("saving…".into());
-    }
-    parts.join(" · ")
+/// How a cell is drawn besides its photo: the current photo, the rest of the selection, and
+/// what an auto-cull proposal says.
+struct Look {
+    current: bool,
+    selected: bool,
+    proposed: Option<Proposed>,
+}
+
+/// "proposed: reject (blurry)", the proposal's own mark (never a decision's words).
+pub fn proposal_text(p: &Proposed) -> String {
+    let what = match p.flag {
+        Flag::Pick => "pick",
+        Flag::Reject => "reject",
+        Flag::Unflagged => "unflag",
+    };
+    format!("proposed: {what} ({})", p.reason.describe())
 }
 
 /// What the grid's marks depend on besides the photo.
@@ -143,7 +156,7 @@ fn cell_ui(
     ui: &mut egui::Ui,
     p: &Photo,
     thumb: &Picture,
-    selected: bool,
+    look: &Look,
     marks: &Marks<'_>,
 ) -> egui::Response {
     let (rect, response) =
@@ -191,6 +204,32 @@ fn cell_ui(
             theme::label_colour(*c),
         );
     }
+    if let Some(proposed) = &look.proposed {
+        // The proposal's mark: a dashed-looking frame in its own colour and a chip, so it is
+        // never mistaken for a decision.
+        let colour = match proposed.flag {
+            Flag::Pick => theme::PROPOSED_PICK,
+            _ => theme::PROPOSED_REJECT,
+        };
+        painter.rect_stroke(
+            image_rect,
+            0.0,
+            egui::Stroke::new(2.0, colour),
+            egui::StrokeKind::Inside,
+        );
+        let font = egui::FontId::proportional(theme::CELL_TEXT);
+        let galley = painter.layout_no_wrap(proposal_text(proposed), font, Color32::BLACK);
+        let at = egui::pos2(
+            image_rect.min.x + 4.0,
+            image_rect.max.y - galley.size().y - 8.0,
+        );
+        painter.rect_filled(
+            egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
+            3.0,
+            colour,
+        );
+        painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
+    }
     let marks_line = marks_text(p, marks);
     if !marks_line.is_empty() {
         // The index's marks over the picture's top edge, legible on any photo.
@@ -204,12 +243,14 @@ fn cell_ui(
         );
         painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::WHITE);
     }
-    let text = format!("{}  {}", p.file_name(), badge_text(p));
-    painter.text(
-        rect.left_bottom() + egui::vec2(6.0, -14.0),
-        egui::Align2::LEFT_CENTER,
-        text,
-        egui::FontId::proportional(theme::CELL_TEXT),
+    let caption = painter.layout_job(badge::caption(
+        p,
+        theme::CELL_TEXT,
+        ui.visuals().text_color(),
+    ));
+    painter.galley(
+        rect.left_bottom() + egui::vec2(6.0, -14.0 - caption.size().y / 2.0),
+        caption,
         ui.visuals().text_color(),
     );
     if p.error.is_some() {
@@ -224,19 +265,36 @@ fn cell_ui(
             Color32::WHITE,
         );
     }
-    if selected {
+    if look.selected {
+        // The current photo gets the full stroke; the rest of a selection a lighter fill too.
+        let stroke = ui.visuals().selection.stroke.color;
+        if !look.current {
+            painter.rect_filled(rect, 4.0, stroke.gamma_multiply(theme::SELECTION_FILL));
+        }
         painter.rect_stroke(
             rect,
             4.0,
-            egui::Stroke::new(2.5, ui.visuals().selection.stroke.color),
+            egui::Stroke::new(if look.current { 2.5 } else { 1.5 }, stroke),
             egui::StrokeKind::Inside,
         );
     }
-    let mut label = [p.file_name(), badge_text(p), marks_text(p, marks)]
-        .into_iter()
-        .filter(|s| !s.is_empty())
-        .collect::<Vec<_>>()
-        .join(" · ");
+    let proposed = look
+        .proposed
+        .as_ref()
+        .map(proposal_text)
+        .unwrap_or_default();
+    let selected = if look.selected { "selected" } else { "" };
+    let mut label = [
+        p.file_name(),
+        badge::words(p),
+        marks_text(p, marks),
+        proposed,
+        selected.to_owned(),
+    ]
+    .into_iter()
+    .filter(|s| !s.is_empty())
+    .collect::<Vec<_>>()
+    .join(" · ");
     if let Some(err) = &p.error {
         label.push_str(&format!(" · error: {err}"));
     }

@@ -43,7 +43,11 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
 pub fn caption_ui(ui: &mut egui::Ui, p: &Photo) {
     ui.horizontal(|ui| {
         ui.strong(p.file_name());
-        ui.label(super::grid::badge_text(p));
+        let mut job = egui::text::LayoutJob::default();
+        super::badge::append_glyphs(&mut job, p, theme::CAPTION_TEXT, ui.visuals().text_color());
+        let words = super::badge::words(p);
+        ui.label(job)
+            .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &words));
         if let Some(err) = &p.error {
             ui.colored_label(theme::ERROR_TEXT, RichText::new(err));
         }

@@ -39,6 +39,26 @@ pub fn top_bar_ui(
             {
                 intents.push(Intent::ChooseFolder);
             }
+            if app.root().is_some() {
+                if ui
+                    .add_enabled(
+                        app.cull.picks() > 0 && !app.windows.export.busy(),
+                        egui::Button::new("Export picks…"),
+                    )
+                    .on_hover_text("Copy the picks, their RAW/JPEG twins and sidecars to a folder (Ctrl+E)")
+                    .on_disabled_hover_text("Nothing picked yet")
+                    .clicked()
+                {
+                    intents.push(Intent::ExportPicks);
+                }
+                if ui
+                    .button("Auto-cull")
+                    .on_hover_text("Propose decisions for the whole folder from the index, to review before applying (Ctrl+P)")
+                    .clicked()
+                {
+                    intents.push(Intent::ProposeCull);
+                }
+            }
             if let Some(p) = status.and_then(|s| s.progress.as_ref()) {
                 ui.label(p);
             }
@@ -72,6 +92,10 @@ fn summary(ui: &mut egui::Ui, app: &DarkRoom, root: &std::path::Path) {
         app.cull.len(),
         app.cull.picks()
     ));
+    let selected = app.cull.selection_len();
+    if selected > 1 {
+        ui.label(format!("{selected} selected"));
+    }
     if app.cull.filter != Filter::All {
         ui.label(format!(
             "showing {} ({})",

@@ -1,8 +1,9 @@
-//! The overlay windows (Help, Settings, About, Models), each a struct behind [`AppWindow`], as
+//! The overlay windows (Help, Settings, About, Models, Export), each a struct behind [`AppWindow`], as
 //! egui_demo_lib does it: one frame for all of them, one at a time, Esc closes. They render the
 //! state they are given and return what the user asked for as intents.
 
 mod about;
+pub mod export;
 mod help;
 pub mod models;
 pub mod settings;
@@ -17,6 +18,7 @@ use super::theme;
 
 pub use super::intent::Overlay;
 pub use about::AboutWindow;
+pub use export::ExportWindow;
 pub use help::HelpWindow;
 pub use models::ModelsWindow;
 pub use settings::SettingsWindow;
@@ -43,6 +45,7 @@ pub struct Windows {
     pub settings: SettingsWindow,
     pub about: AboutWindow,
     pub models: ModelsWindow,
+    pub export: ExportWindow,
 }
 
 impl Windows {
@@ -53,6 +56,7 @@ impl Windows {
             Overlay::Settings => &mut self.settings,
             Overlay::About => &mut self.about,
             Overlay::Models => &mut self.models,
+            Overlay::Export => &mut self.export,
         })
     }
 

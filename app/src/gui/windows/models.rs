@@ -103,7 +103,10 @@ impl ModelsWindow {
                 if self.folder_dialog.is_none() {
                     self.folder_dialog = Some(workers::pick_folder(
                         env.pick_folder.clone(),
-                        None,
+                        workers::FolderAsk {
+                            title: workers::MODELS_FOLDER,
+                            start: None,
+                        },
                         env.wake.clone(),
                     ));
                 }

@@ -6,6 +6,9 @@ use darkroom_catalog::SidecarNaming;
 use darkroom_engine::ladder::BackendSettings;
 use darkroom_engine::ladder::backend::{THREADS_ENV, WORKSPACE_ENV, env_number, threads_for};
 use darkroom_engine::ladder::rungs::DEFAULT_WORKSPACE_MB;
+use darkroom_index::proposal::STRICTNESS;
+
+use crate::services::CullSettings;
 
 pub use crate::gui::intent::SettingsChange;
 
@@ -53,6 +56,7 @@ pub struct IndexSettings<'a> {
     pub detectors: &'a [DetectorChoice],
     pub detector: &'a str,
     pub blurry_below: f32,
+    pub culling: CullSettings,
 }
 
 /// A detector tier, whether its model file is installed, and whether it may be offered at
@@ -190,6 +194,7 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
         detectors,
         detector,
         blurry_below,
+        culling,
     } = env.index;
     let status = env.status;
     let knobs = env.knobs;
@@ -273,6 +278,37 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                         change = Some(SettingsChange::BlurryBelow(v));
                     }
                     ui.weak("Sharpness (variance of the Laplacian at a fixed scale) under which a photo is marked blurry.");
+                });
+                ui.end_row();
+                ui.label("After a decision");
+                ui.horizontal(|ui| {
+                    let mut c = culling;
+                    ui.checkbox(&mut c.advance_in_loupe, "next photo in the loupe");
+                    ui.checkbox(&mut c.advance_in_grid, "next photo in the grid");
+                    if c != culling {
+                        change = Some(SettingsChange::Culling(c));
+                    }
+                });
+                ui.end_row();
+                let label = ui.label("Auto-cull proposal").id;
+                ui.horizontal(|ui| {
+                    let mut c = culling;
+                    egui::ComboBox::from_id_salt("strictness")
+                        .selected_text(c.strictness.name())
+                        .show_ui(ui, |ui| {
+                            for r in STRICTNESS {
+                                ui.selectable_value(&mut c.strictness, r.strictness, r.name);
+                            }
+                        })
+                        .response
+                        .labelled_by(label);
+                    ui.label("keep");
+                    ui.add(egui::DragValue::new(&mut c.keep_per_burst).range(1..=10))
+                        .labelled_by(label);
+                    ui.label("per burst");
+                    if c != culling {
+                        change = Some(SettingsChange::Culling(c));
+                    }
                 });
                 ui.end_row();
                 ui.label("Sidecar files");

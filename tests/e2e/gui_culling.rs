@@ -1,0 +1,279 @@
+//! Culling a shoot in the window as a photographer does: a selection decided and undone as
+//! one, the loupe moving on after a decision, an auto-cull proposal reviewed, applied and
+//! undone, and the picks handed off through the export window. Decisions are checked in the
+//! real catalog and the sidecars; the snapshots were looked at.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::gui::{PHOTOS, harness, harness_with, ort_cpu, sample_folder, settle};
+use darkroom_app::gui::View;
+use darkroom_catalog::{Catalog, Decision, FaceRow, Flag, IndexStamp, PhotoIndex, SidecarNaming};
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable;
+
+fn decision(dir: &Path, photo: &Path) -> Decision {
+    Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension)
+        .expect("catalog")
+        .decision(photo)
+        .expect("query")
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::ArrowRight);
+    for _ in 0..4 {
+        h.key_press_modifiers(Modifiers::SHIFT, Key::ArrowRight);
+    }
+    settle(&mut h);
+    assert_eq!(h.state().cull.selection_len(), 5, "Shift+→ four times");
+    assert_eq!(
+        h.state().cull.selected,
+        5,
+        "→ was not also taken as a plain move"
+    );
+    // Ctrl+click adds a photo, and again takes it away.
+    h.get_by_label_contains(PHOTOS[0])
+        .click_modifiers(Modifiers::COMMAND);
+    settle(&mut h);
+    assert_eq!(h.state().cull.selection_len(), 6);
+    h.get_by_label_contains(PHOTOS[0])
+        .click_modifiers(Modifiers::COMMAND);
+    settle(&mut h);
+    assert_eq!(h.state().cull.selection_len(), 5);
+    h.get_by_label_contains("5 selected");
+    h.snapshot("grid_selection");
+
+    h.key_press(Key::P);
+    settle(&mut h);
+    for name in &PHOTOS[1..] {
+        assert_eq!(
+            decision(dir.path(), &folder.join(name)).flag,
+            Flag::Pick,
+            "{name}"
+        );
+        let sidecar = std::fs::read_to_string(folder.join(format!("{name}.xmp"))).expect("sidecar");
+        assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
+    }
+    assert_eq!(
+        decision(dir.path(), &folder.join(PHOTOS[0])).flag,
+        Flag::Unflagged
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    for name in PHOTOS {
+        assert_eq!(
+            decision(dir.path(), &folder.join(name)).flag,
+            Flag::Unflagged,
+            "one undo took back all five: {name}"
+        );
+    }
+
+    // In the loupe a decision moves on to the next photo (Settings: on by default there).
+    h.key_press(Key::ArrowLeft);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Loupe);
+    let at = h.state().cull.selected;
+    h.key_press(Key::X);
+    settle(&mut h);
+    assert_eq!(h.state().cull.selected, at + 1, "moved on");
+    assert_eq!(
+        decision(dir.path(), &folder.join(PHOTOS[at])).flag,
+        Flag::Reject
+    );
+}
+
+/// Index rows as the index job writes them, for a shoot whose first three frames are a burst
+/// (same look, half a second apart): frame 1 the sharpest, frame 2 blurry; then a blurry
+/// photo, one with closed eyes and a good one.
+fn index_rows(dir: &Path, folder: &Path) {
+    let mut c =
+        Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog");
+    let rows: [(f32, u64, f64, Option<bool>); 6] = [
+        (60.0, 0xF0F0_F0F0_F0F0_F0F0, 100.0, Some(false)),
+        (140.0, 0xF0F0_F0F0_F0F0_F0F1, 100.5, Some(false)),
+        (20.0, 0xF0F0_F0F0_F0F0_F0F3, 101.0, Some(false)),
+        (12.0, 0x0123_4567_89AB_CDEF, 500.0, None),
+        (90.0, 0xFFFF_0000_FFFF_0000, 900.0, Some(true)),
+        (95.0, 0x0000_FFFF_0000_FFFF, 1300.0, Some(false)),
+    ];
+    for (name, (sharpness, phash, at, eyes)) in PHOTOS.iter().zip(rows) {
+        let path = folder.join(name);
+        let size = std::fs::metadata(&path).expect("stat").len();
+        let faces = eyes
+            .map(|closed| FaceRow {
+                id: 0,
+                bbox: [40.0, 40.0, 160.0, 180.0],
+                score: 0.9,
+                landmarks: [
+                    [80.0, 90.0],
+                    [120.0, 90.0],
+                    [100.0, 115.0],
+                    [85.0, 140.0],
+                    [115.0, 140.0],
+                ],
+                embedding: None,
+                sharpness,
+                eyes_closed: Some(closed),
+                person: None,
+            })
+            .into_iter()
+            .collect();
+        let index = PhotoIndex {
+            stamp: IndexStamp {
+                size,
+                mtime_ns: 0,
+                detector: "scrfd_2.5g".into(),
+                embedder: None,
+                eyes: Some("fr_eye".into()),
+            },
+            backend: "CPU · ONNX Runtime 1.31.1".into(),
+            width: 512,
+            height: 512,
+            sharpness,
+            phash,
+            captured_at: Some(at),
+            faces,
+        };
+        c.store_index(&path, &index, &[]).expect("store");
+    }
+}
+
+#[test]
+fn an_auto_cull_proposal_is_marked_applied_as_real_decisions_in_one_step_and_undone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    index_rows(dir.path(), &folder);
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    // The good last photo already has the photographer's two stars: never proposed for.
+    let last = h.state().cull.visible.len() - 1;
+    h.state_mut().cull.select_visible(last);
+    h.key_press(Key::Num2);
+    settle(&mut h);
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::P);
+    settle(&mut h);
+    assert_eq!(
+        h.state().cull.proposal_counts(),
+        Some((1, 4)),
+        "pick the burst's best; reject its other two, the blurry photo and the closed eyes"
+    );
+    h.get_by_label_contains("1 to pick · 4 to reject");
+    h.get_by_label_contains("proposed: pick (best of burst)");
+    h.get_by_label_contains("proposed: reject (eyes closed)");
+    // Nothing is decided yet: it is a proposal.
+    assert_eq!(
+        decision(dir.path(), &folder.join(PHOTOS[1])).flag,
+        Flag::Unflagged
+    );
+    h.snapshot("proposal");
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Enter);
+    settle(&mut h);
+    let want = [
+        Flag::Reject,
+        Flag::Pick,
+        Flag::Reject,
+        Flag::Reject,
+        Flag::Reject,
+        Flag::Unflagged,
+    ];
+    for (name, flag) in PHOTOS.iter().zip(want) {
+        assert_eq!(
+            decision(dir.path(), &folder.join(name)).flag,
+            flag,
+            "{name}"
+        );
+    }
+    let sidecar =
+        std::fs::read_to_string(folder.join(format!("{}.xmp", PHOTOS[1]))).expect("sidecar");
+    assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
+    assert_eq!(
+        decision(dir.path(), &folder.join(PHOTOS[5])).stars,
+        2,
+        "left as it was"
+    );
+    assert!(h.state().cull.proposal_counts().is_none());
+    h.snapshot("proposal_applied");
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    for name in &PHOTOS[..5] {
+        assert_eq!(
+            decision(dir.path(), &folder.join(name)),
+            Decision::default(),
+            "{name}"
+        );
+    }
+    assert_eq!(decision(dir.path(), &folder.join(PHOTOS[5])).stars, 2);
+}
+
+#[test]
+fn the_export_window_copies_the_picks_and_asks_before_touching_what_is_there() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    // A fixed destination: its path is in the snapshot.
+    let dest: PathBuf = std::env::temp_dir().join("darkroom-gui-export-to-editor");
+    let _ = std::fs::remove_dir_all(&dest);
+    std::fs::create_dir(&dest).expect("mkdir");
+    let answer = dest.clone();
+    let mut h = harness_with(
+        dir.path(),
+        Some(folder.clone()),
+        ort_cpu(),
+        Arc::new(move |_| Some(answer.clone())),
+    );
+    settle(&mut h);
+    h.key_press(Key::P);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::P);
+    settle(&mut h);
+
+    h.key_press_modifiers(Modifiers::COMMAND, Key::E);
+    settle(&mut h);
+    h.get_by_label_contains("4 files");
+    h.get_by_label("Copy").click();
+    settle(&mut h);
+    h.get_by_label_contains("4 files copied");
+    for name in &PHOTOS[..2] {
+        for file in [name.to_string(), format!("{name}.xmp")] {
+            assert_eq!(
+                std::fs::read(dest.join(&file)).expect("copied"),
+                std::fs::read(folder.join(&file)).expect("original"),
+                "{file}"
+            );
+        }
+    }
+    h.get_by_label("Close").click();
+    settle(&mut h);
+
+    // Again: the files are there. Copy waits until the photographer says what to do.
+    std::fs::write(dest.join(PHOTOS[0]), b"the editor's version").expect("write");
+    h.get_by_label("Export picks…").click();
+    settle(&mut h);
+    h.get_by_label_contains("4 files already in the destination");
+    h.snapshot("export_asks");
+    h.get_by_label("Copy").click();
+    settle(&mut h);
+    assert_eq!(
+        std::fs::read(dest.join(PHOTOS[0])).expect("read"),
+        b"the editor's version",
+        "nothing replaced before the photographer said so"
+    );
+    h.get_by_label("Leave them, copy the rest").click();
+    h.get_by_label("Copy").click();
+    settle(&mut h);
+    h.get_by_label_contains("0 files copied, 4 already there left alone");
+    assert_eq!(
+        std::fs::read(dest.join(PHOTOS[0])).expect("read"),
+        b"the editor's version"
+    );
+    let _ = std::fs::remove_dir_all(&dest);
+}
