@@ -123,7 +123,7 @@ impl DarkRoom {
                 // Again on photos that all have it takes it off; on a mixed selection, all get it.
                 let label = Label::Colour(c);
                 let off = self.cull.targets_all(|d| d.label.as_ref() == Some(&label));
-                self.decide(|d| d.label = (!off).then(|| label.clone()))
+                self.decide(|d| d.label = (!off).then(|| label.clone()));
             }
             Action::Undo => self.undo(),
             Action::Help => {

@@ -308,7 +308,7 @@ impl DarkRoom {
         if self.windows.export.showing() && self.overlay == super::intent::Overlay::None {
             self.overlay = super::intent::Overlay::Export;
         }
-        if let Some(super::windows::export::ExportEnded::Moved) = ended
+        if matches!(ended, Some(super::windows::export::ExportEnded::Moved))
             && let Some(root) = self.cull.root.clone()
         {
             // The picks left this folder: show it as it is now.
