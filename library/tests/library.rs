@@ -498,6 +498,9 @@ fn shoot(dir: &Path) -> (PathBuf, Vec<darkroom_library::Item>) {
 #[test]
 fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unasked() {
     use darkroom_library::export::{self, Existing, ExportError, Mode, Plan};
+    let go = |plan: &Plan, mode, existing| {
+        export::run(plan, mode, existing, &AtomicBool::new(false), &mut |_| {})
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let (root, items) = shoot(dir.path());
     assert_eq!(items.len(), 3, "the pair is one item: {items:?}");
@@ -571,14 +574,7 @@ fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unask
     std::fs::write(dest.join("IMG_0002.jpg"), b"the editor's own file").expect("write");
     let again = Plan::new(&items, &root, &dest).expect("plan");
     assert_eq!(again.conflicts().count(), 6);
-    let refused = export::run(
-        &again,
-        Mode::Copy,
-        Existing::Refuse,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect_err("files are there");
+    let refused = go(&again, Mode::Copy, Existing::Refuse).expect_err("files are there");
     assert!(
         refused.to_string().contains("6 files already exist"),
         "{refused}"
@@ -587,27 +583,13 @@ fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unask
         std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
         b"the editor's own file"
     );
-    let skipped = export::run(
-        &again,
-        Mode::Copy,
-        Existing::Skip,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("skip");
+    let skipped = go(&again, Mode::Copy, Existing::Skip).expect("skip");
     assert_eq!((skipped.copied.len(), skipped.skipped.len()), (0, 6));
     assert_eq!(
         std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
         b"the editor's own file"
     );
-    export::run(
-        &again,
-        Mode::Copy,
-        Existing::Overwrite,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("overwrite");
+    go(&again, Mode::Copy, Existing::Overwrite).expect("overwrite");
     assert_eq!(
         std::fs::read(dest.join("IMG_0002.jpg")).expect("read"),
         std::fs::read(root.join("IMG_0002.jpg")).expect("read")
@@ -637,14 +619,7 @@ fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unask
     );
 
     // A move takes the originals away once their copies are there.
-    let moved = export::run(
-        &plan,
-        Mode::Move,
-        Existing::Refuse,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .expect("move");
+    let moved = go(&plan, Mode::Move, Existing::Refuse).expect("move");
     assert_eq!(moved.copied.len(), 6);
     assert!(!root.join("IMG_0001.NEF").exists() && fresh.join("IMG_0001.NEF").is_file());
     assert!(fresh.join("card2/IMG_0002.jpg").is_file());

@@ -87,6 +87,24 @@ fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
         decision(dir.path(), &folder.join(PHOTOS[at])).flag,
         Flag::Reject
     );
+
+    // Walking the whole shoot in the loupe holds only the pictures around the one shown, and
+    // the filmstrip shows the photos around it with their decision.
+    for _ in 0..PHOTOS.len() {
+        h.key_press(Key::ArrowRight);
+        settle(&mut h);
+    }
+    let held = h.state().gallery.loupe_pictures();
+    assert!(held <= 4, "{held} loupe pictures held");
+    h.get_by_label_contains(&format!("filmstrip {} Reject", PHOTOS[at]))
+        .click();
+    settle(&mut h);
+    assert_eq!(
+        h.state().cull.selected,
+        at,
+        "a filmstrip click shows that photo"
+    );
+    h.snapshot("loupe_filmstrip");
 }
 
 /// Index rows as the index job writes them, for a shoot whose first three frames are a burst
@@ -256,7 +274,7 @@ fn the_export_window_copies_the_picks_and_asks_before_touching_what_is_there() {
 
     // Again: the files are there. Copy waits until the photographer says what to do.
     std::fs::write(dest.join(PHOTOS[0]), b"the editor's version").expect("write");
-    h.get_by_label("Export picks…").click();
+    h.get_by_label("Export…").click();
     settle(&mut h);
     h.get_by_label_contains("4 files already in the destination");
     h.snapshot("export_asks");

@@ -1,6 +1,7 @@
 //! What the UI asks of the app, as one enum (rerun's UI commands), and the values it carries:
-//! which window to show, a change made in Settings, a click in the Models window. A leaf of
-//! the window: the views and windows push these, `handle` carries them out after the frame.
+//! which window to show, a change made in Settings, a click in the Models or Export window. A
+//! leaf of the window: the views and windows push these, `handle` carries them out after the
+//! frame.
 
 use std::path::PathBuf;
 
@@ -33,6 +34,16 @@ pub enum SettingsChange {
     Detector(String),
     BlurryBelow(f32),
     Culling(crate::services::CullSettings),
+}
+
+/// What a click in the Export window asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportAction {
+    Start,
+    SetMode(darkroom_library::export::Mode),
+    SetExisting(darkroom_library::export::Existing),
+    /// Cancel the running copy, or close the window.
+    Cancel,
 }
 
 /// What a click in the window asks for.
@@ -75,5 +86,5 @@ pub enum Intent {
     DiscardProposal,
     /// Copy the picks to a folder (the dialog asks which).
     ExportPicks,
-    Export(super::windows::export::ExportAction),
+    Export(ExportAction),
 }

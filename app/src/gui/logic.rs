@@ -18,6 +18,8 @@ use super::workers::CatalogReport;
 const SCAN_EVENTS: usize = 2048;
 const CATALOG_REPORTS: usize = 4096;
 const PICTURES: usize = 32;
+/// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
+const LOUPE_KEPT: usize = 1;
 
 impl DarkRoom {
     pub fn logic(&mut self, ctx: &egui::Context) {
@@ -32,6 +34,7 @@ impl DarkRoom {
         self.poll_catalog();
         self.flush_outbox();
         self.poll_pictures(ctx);
+        self.bound_loupe_pictures();
         self.poll_close_ups(ctx);
         self.poll_analysis();
         self.poll_index();
@@ -182,6 +185,16 @@ impl DarkRoom {
                 pictures.thumb = picture;
             }
         }
+    }
+
+    /// Only the photo the loupe shows and the neighbours it prefetches keep their loupe
+    /// pictures (`LOUPE_KEPT` on each side; compare shows the next one too).
+    fn bound_loupe_pictures(&mut self) {
+        let at = self.cull.selected;
+        let keep: Vec<_> = (at.saturating_sub(LOUPE_KEPT)..=at + LOUPE_KEPT + 1)
+            .filter_map(|v| self.cull.visible_id(v))
+            .collect();
+        self.gallery.keep_loupe_pictures(&keep);
     }
 
     fn poll_close_ups(&mut self, ctx: &egui::Context) {

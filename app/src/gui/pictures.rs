@@ -86,6 +86,28 @@ impl Gallery {
         self.slots.iter()
     }
 
+    /// Let go of every loupe picture but those of `keep`: a loupe picture is up to 2,048² RGBA
+    /// (16 MB), so stepping through a shoot must not keep one per photo seen. A picture on its
+    /// way is left to arrive; the next call lets it go if it is no longer wanted.
+    pub fn keep_loupe_pictures(&mut self, keep: &[EntryId]) {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let wanted = keep
+                .iter()
+                .any(|id| id.generation() == self.generation && id.index() == i);
+            if !wanted && matches!(s.loupe, Picture::Ready(_) | Picture::Failed(_)) {
+                s.loupe = Picture::None;
+            }
+        }
+    }
+
+    /// How many loupe pictures are held now.
+    pub fn loupe_pictures(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s.loupe, Picture::Ready(_)))
+            .count()
+    }
+
     /// The close-ups are made again from the index's new rows.
     pub fn forget_faces(&mut self) {
         for s in &mut self.slots {

@@ -10,6 +10,12 @@ pub const CELL: f32 = 180.0;
 pub const PERSON_CHIP: f32 = 40.0;
 /// Loupe close-ups are shown at most this high, in points (their pixels stay the photo's).
 pub const CLOSE_UP_HEIGHT: f32 = 128.0;
+/// The loupe's filmstrip: its cells' side in points, and how many photos each side of the
+/// one shown.
+pub const FILMSTRIP_CELL: f32 = 64.0;
+pub const FILMSTRIP_EACH_SIDE: usize = 6;
+/// The filmstrip shows only where the loupe has at least this much height.
+pub const FILMSTRIP_MIN_HEIGHT: f32 = 480.0;
 /// Overlay windows' width.
 pub const WINDOW_WIDTH: f32 = 560.0;
 /// A cell's caption and the index's marks over its photo.

@@ -1,5 +1,6 @@
-//! The loupe: one photo fit to the window or at 100% (Z), its caption, and the close-up strip
-//! of its indexed faces. Its neighbours are asked for too, so next and previous are instant.
+//! The loupe: one photo fit to the window or at 100% (Z), its caption, the close-up strip of
+//! its indexed faces, and a filmstrip of the photos around it. Its neighbours are asked for
+//! too, so next and previous are instant.
 
 use egui::RichText;
 
@@ -25,6 +26,10 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
         }
     }
     caption_ui(ui, photo);
+    // A small window keeps its height for the photo.
+    if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
+        egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
+    }
     intents.push(Intent::CloseUps(id));
     match &pictures.faces {
         Faces::Ready(tiles) if !tiles.is_empty() => {
@@ -50,6 +55,62 @@ pub fn caption_ui(ui: &mut egui::Ui, p: &Photo) {
             .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Label, true, &words));
         if let Some(err) = &p.error {
             ui.colored_label(theme::ERROR_TEXT, RichText::new(err));
+        }
+    });
+}
+
+/// The photos around the one shown, as thumbnails with their decision; a click shows one.
+fn filmstrip_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
+    let cull = &app.cull;
+    let at = cull.selected;
+    let first = at.saturating_sub(theme::FILMSTRIP_EACH_SIDE);
+    ui.horizontal(|ui| {
+        for v in first..=at + theme::FILMSTRIP_EACH_SIDE {
+            let Some((id, photo, pictures)) = shown(app, v) else {
+                break;
+            };
+            intents.push(Intent::Show(id, theme::THUMB_SIDE));
+            let side = theme::FILMSTRIP_CELL;
+            let (rect, response) =
+                ui.allocate_exact_size(egui::vec2(side, side), egui::Sense::click());
+            let painter = ui.painter_at(rect);
+            painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
+            if let Picture::Ready(tex) = &pictures.thumb {
+                let size = tex.size_vec2();
+                let inner = rect.shrink(3.0);
+                let scale = (inner.width() / size.x).min(inner.height() / size.y);
+                painter.image(
+                    tex.id(),
+                    egui::Rect::from_center_size(inner.center(), size * scale),
+                    egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                    egui::Color32::WHITE,
+                );
+            }
+            let mut glyphs = egui::text::LayoutJob::default();
+            super::badge::append_glyphs(&mut glyphs, photo, theme::CELL_TEXT, egui::Color32::WHITE);
+            let galley = painter.layout_job(glyphs);
+            painter.galley(
+                rect.left_bottom() + egui::vec2(3.0, -galley.size().y - 2.0),
+                galley,
+                egui::Color32::WHITE,
+            );
+            if v == at {
+                painter.rect_stroke(
+                    rect,
+                    2.0,
+                    egui::Stroke::new(2.0, ui.visuals().selection.stroke.color),
+                    egui::StrokeKind::Inside,
+                );
+            }
+            let label = format!(
+                "filmstrip {} {}",
+                photo.file_name(),
+                super::badge::words(photo)
+            );
+            response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
+            if response.clicked() {
+                intents.push(Intent::Select(v, crate::gui::culling::SelectHow::Only));
+            }
         }
     });
 }

@@ -43,7 +43,7 @@ pub fn top_bar_ui(
                 if ui
                     .add_enabled(
                         app.cull.picks() > 0 && !app.windows.export.busy(),
-                        egui::Button::new("Export picks…"),
+                        egui::Button::new("Export…"),
                     )
                     .on_hover_text("Copy the picks, their RAW/JPEG twins and sidecars to a folder (Ctrl+E)")
                     .on_disabled_hover_text("Nothing picked yet")

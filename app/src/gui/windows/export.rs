@@ -13,15 +13,7 @@ use crate::gui::tasks::{Latest, Task, Waker};
 use crate::gui::theme;
 use crate::gui::workers::{self, Cancel, FolderAsk, PickFolder};
 
-/// What a click in the window asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExportAction {
-    Start,
-    SetMode(Mode),
-    SetExisting(Existing),
-    /// Cancel the running copy, or close the window.
-    Cancel,
-}
+pub use crate::gui::intent::ExportAction;
 
 enum Stage {
     Idle,
