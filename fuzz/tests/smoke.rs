@@ -28,7 +28,7 @@ fn a_short_fuzz_run_of_every_target_finds_nothing() {
     let seconds = std::env::var("FUZZ_SMOKE_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(7.5);
+        .unwrap_or(2.5);
     let out = tempfile::tempdir().expect("tempdir");
     let dirs = seed_dirs();
     let mut found = Vec::new();
