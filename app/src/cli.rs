@@ -70,6 +70,8 @@ pub enum Command {
     BenchFirstFrame(bench::first_frame::Args),
     /// Frame time of the grid on 10,000 photos against 100, walked by keyboard (headless).
     BenchGrid(bench::grid::Args),
+    /// Stepping through the loupe at a steady pace: key to screen and to full resolution.
+    BenchLoupe(bench::loupe::Args),
     /// The index job end to end against its stages alone, on tract and ONNX Runtime.
     BenchIndex(bench::index::Args),
     /// One runtime of `bench-index`, in this process.
@@ -105,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchThumbs(args) => bench::thumbs::main(args),
         Command::BenchFirstFrame(args) => bench::first_frame::main(args),
         Command::BenchGrid(args) => bench::grid::main(args),
+        Command::BenchLoupe(args) => bench::loupe::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
         Command::BenchIndexWorker {
             dir,

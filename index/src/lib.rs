@@ -3,6 +3,7 @@
 //! model_ids), and what is derived from its rows: focus, bursts, people and the auto-cull
 //! proposal. Sessions come from the engine through a `JobPin`; rows go to the catalog.
 
+pub mod across;
 pub mod analysis;
 pub mod bursts;
 pub mod focus;

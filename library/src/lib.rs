@@ -7,6 +7,7 @@ pub mod budget;
 pub mod decode;
 pub mod error;
 pub mod export;
+pub mod facts;
 pub mod formats;
 pub mod jpeg_dc;
 pub mod preview;

@@ -41,9 +41,7 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
     let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     let captured_at = preview::capture_time(&bytes);
     if formats::is_raw(path) {
-        let p = preview::largest(&bytes).map_err(|why| LibraryError::image(path, why))?;
-        let img =
-            decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8();
+        let img = largest_preview(&bytes, path, budget)?;
         return Ok(Working {
             full_size: img.dimensions(),
             image: img,
@@ -62,6 +60,28 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
         image: img,
         captured_at,
     })
+}
+
+/// The photo at its own resolution, upright, within the default budget: what the loupe shows
+/// at 100%. A RAW's pixels are its largest embedded preview (full size for most cameras, and
+/// the frame the index's face boxes are in); anything else is decoded whole by the general
+/// decoder, never in the DCT domain.
+pub fn full(path: &Path) -> Result<RgbImage, LibraryError> {
+    full_within(path, &Budget::start())
+}
+
+/// As [`full`], within `budget`.
+pub fn full_within(path: &Path, budget: &Budget) -> Result<RgbImage, LibraryError> {
+    if formats::is_raw(path) {
+        let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        return largest_preview(&bytes, path, budget);
+    }
+    Ok(decode::load_oriented_within(path, budget)?.into_rgb8())
+}
+
+fn largest_preview(bytes: &[u8], path: &Path, budget: &Budget) -> Result<RgbImage, LibraryError> {
+    let p = preview::largest(bytes).map_err(|why| LibraryError::image(path, why))?;
+    Ok(decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8())
 }
 
 /// The smallest DCT scale (1/8 … 1) whose long edge is still `min_long`; None when the general

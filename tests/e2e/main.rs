@@ -14,6 +14,7 @@ mod faces_cli;
 mod gui;
 mod gui_culling;
 mod gui_switch;
+mod gui_zoom;
 mod hostile_files;
 mod index_cli;
 mod model_release;

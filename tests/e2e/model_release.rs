@@ -335,16 +335,13 @@ fn a_candidate_with_other_weights_fails_the_gate_and_a_baseline_catches_a_regres
         "no regression against itself: {}",
         String::from_utf8_lossy(&same.stdout)
     );
-    let mut base: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&stored).expect("baseline")).expect("json");
-    // A baseline that found every small face: the int8 detector finds ~92% of them.
-    base["summary"]["bands"]["input"][0]["recall"] = serde_json::json!(1.0);
-    let better = dir.path().join("better.json");
-    std::fs::write(&better, base.to_string()).expect("write");
+    // A candidate that finds fewer faces than the baseline did regresses against it. (Not a
+    // baseline raised above the int8 detector: on a CPU with VNNI its integer kernels do not
+    // saturate, and it finds every face the f32 model finds, leaving no recall to fall short of.)
     let worse = parity(
         dir.path(),
-        &good,
-        &["--baseline", better.to_str().expect("utf-8")],
+        &other,
+        &["--baseline", stored.to_str().expect("utf-8")],
         &manifest(),
         &assets(),
     );
@@ -354,7 +351,11 @@ fn a_candidate_with_other_weights_fails_the_gate_and_a_baseline_catches_a_regres
         "{}",
         String::from_utf8_lossy(&worse.stdout)
     );
-    assert!(String::from_utf8_lossy(&worse.stdout).contains("regression against the baseline"));
+    assert!(
+        String::from_utf8_lossy(&worse.stdout).contains("regression against the baseline"),
+        "{}",
+        String::from_utf8_lossy(&worse.stdout)
+    );
 }
 
 /// A copy of the corpus (manifest and photos) that a test may break.

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use serde::Serialize;
 
-use crate::gui::windows::settings::EngineKnobs;
-use crate::gui::{DarkRoom, Setup, StatusSource};
+use crate::gui::DarkRoom;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -62,29 +61,7 @@ impl Subject {
         let folder = dir.join(name);
         super::first_frame::fill(photos, &folder, count)?;
         let ctx = egui::Context::default();
-        // The engine never starts here: Settings would say "starting", which the grid ignores.
-        let (engine, rx) = std::sync::mpsc::sync_channel(1);
-        let setup = Setup {
-            folder: Some(folder),
-            catalog: dir.join(format!("{name}.sqlite")),
-            thumb_cache: dir.join(format!("{name}-thumbs")),
-            naming: darkroom_catalog::SidecarNaming::WithExtension,
-            recent: Vec::new(),
-            status: StatusSource::Starting(rx),
-            thumb_threads: crate::gui::num_threads(),
-            knobs: EngineKnobs::resolve(Default::default()),
-            settings_file: None,
-            inference_dir: None,
-            pick_folder: std::sync::Arc::new(|_| None),
-            on_first_frame: Vec::new(),
-            models_dir: None,
-            detectors: Vec::new(),
-            detector: "scrfd_2.5g".into(),
-            blurry_below: 40.0,
-            culling: Default::default(),
-            model_mirror: None,
-            notices: Vec::new(),
-        };
+        let (setup, engine) = super::headless_setup(dir, name, folder);
         let app = DarkRoom::new(&ctx, setup);
         Ok(Subject {
             ctx,
@@ -97,30 +74,8 @@ impl Subject {
 
     /// One frame with these key presses; its UI pass and tessellation in ms.
     fn frame(&mut self, keys: &[egui::Key]) -> f64 {
-        let events = keys
-            .iter()
-            .map(|&key| egui::Event::Key {
-                key,
-                physical_key: None,
-                pressed: true,
-                repeat: false,
-                modifiers: egui::Modifiers::NONE,
-            })
-            .collect();
-        let input = egui::RawInput {
-            screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, SCREEN)),
-            events,
-            ..Default::default()
-        };
         let started = Instant::now();
-        let mut out = self.ctx.run_ui(input, |ui| {
-            self.app.logic(ui.ctx());
-            self.app.ui(ui);
-        });
-        let meshes = self.ctx.tessellate(out.shapes, out.pixels_per_point);
-        // Texture uploads are the GPU's work; nobody renders here.
-        out.textures_delta.clear();
-        std::hint::black_box(meshes);
+        std::hint::black_box(super::headless_frame(&self.ctx, &mut self.app, SCREEN, keys));
         started.elapsed().as_secs_f64() * 1e3
     }
 

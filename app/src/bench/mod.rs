@@ -6,4 +6,75 @@ pub mod first_frame;
 pub mod grid;
 pub mod index;
 pub mod inference;
+pub mod loupe;
 pub mod thumbs;
+
+use std::path::{Path, PathBuf};
+
+use crate::gui::windows::settings::EngineKnobs;
+use crate::gui::{Setup, StatusSource};
+
+/// The engine's side of a headless window's start-up: held, the window waits for it forever
+/// (Settings says "starting", which the grid and the loupe ignore).
+pub type NoEngine = std::sync::mpsc::SyncSender<Result<darkroom_engine::Backend, String>>;
+
+/// The window's set-up for a headless bench on `folder`, its catalog and cache named `name`
+/// in `dir`: nothing persisted, no engine, no dialog.
+pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngine) {
+    let (engine, rx) = std::sync::mpsc::sync_channel(1);
+    let setup = Setup {
+        folder: Some(folder),
+        catalog: dir.join(format!("{name}.sqlite")),
+        thumb_cache: dir.join(format!("{name}-thumbs")),
+        naming: darkroom_catalog::SidecarNaming::WithExtension,
+        recent: Vec::new(),
+        status: StatusSource::Starting(rx),
+        thumb_threads: crate::gui::num_threads(),
+        knobs: EngineKnobs::resolve(Default::default()),
+        settings_file: None,
+        inference_dir: None,
+        pick_folder: std::sync::Arc::new(|_| None),
+        on_first_frame: Vec::new(),
+        models_dir: None,
+        detectors: Vec::new(),
+        detector: "scrfd_2.5g".into(),
+        blurry_below: 40.0,
+        culling: Default::default(),
+        model_mirror: None,
+        notices: Vec::new(),
+    };
+    (setup, engine)
+}
+
+/// One headless frame (logic, then the UI) with these key presses; returns the tessellated
+/// output's size so nothing is optimised away. Texture uploads are the GPU's work; nobody
+/// renders here.
+pub fn headless_frame(
+    ctx: &egui::Context,
+    app: &mut crate::gui::DarkRoom,
+    screen: egui::Vec2,
+    keys: &[egui::Key],
+) -> usize {
+    let events = keys
+        .iter()
+        .map(|&key| egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed: true,
+            repeat: false,
+            modifiers: egui::Modifiers::NONE,
+        })
+        .collect();
+    let input = egui::RawInput {
+        screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, screen)),
+        events,
+        ..Default::default()
+    };
+    let mut out = ctx.run_ui(input, |ui| {
+        app.logic(ui.ctx());
+        app.ui(ui);
+    });
+    let meshes = ctx.tessellate(out.shapes, out.pixels_per_point);
+    out.textures_delta.clear();
+    meshes.len()
+}

@@ -35,6 +35,8 @@ pub enum View {
     Grid,
     Loupe,
     Compare,
+    /// People across a burst: a row per person, a column per frame.
+    People,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -180,7 +182,6 @@ pub struct Culling {
     /// Where a Shift range starts (an entry index).
     anchor: Option<usize>,
     pub view: View,
-    pub zoom_100: bool,
     pub filter: Filter,
     /// For each decision made in this folder, newest last: (photo, its decision before) for
     /// every photo it changed — a decision on a selection, or an applied proposal, is one
@@ -210,7 +211,6 @@ impl Default for Culling {
             selection: BTreeSet::new(),
             anchor: None,
             view: View::Grid,
-            zoom_100: false,
             filter: Filter::All,
             undo: Vec::new(),
             sort_by_sharpness: false,
@@ -512,11 +512,60 @@ impl Culling {
         };
     }
 
-    /// Compare needs two photos to show.
-    pub fn compare(&mut self) {
-        if self.visible.len() > 1 {
-            self.view = View::Compare;
+    /// Where photo `id` is shown (its position in the visible list), if it is.
+    pub fn position_of(&self, id: EntryId) -> Option<usize> {
+        if id.generation() != self.generation {
+            return None;
         }
+        self.visible.iter().position(|&i| i == id.index())
+    }
+
+    /// C: compare, which needs two photos to show. Returns the set to compare side by side:
+    /// the selection (its first photo becomes the one shown, alone, so a decision in compare
+    /// is one pane's), else the shown photo's burst (opened, so each frame can be stepped to),
+    /// else nothing: the photo shown and the next.
+    pub fn compare(&mut self) -> Vec<EntryId> {
+        self.look_across(View::Compare)
+    }
+
+    /// E: the people across the selection or the burst (or the photo and the next), a row per
+    /// person and a column per frame; the same set compare takes.
+    pub fn people_across(&mut self) -> Vec<EntryId> {
+        self.look_across(View::People)
+    }
+
+    fn look_across(&mut self, view: View) -> Vec<EntryId> {
+        if self.visible.len() < 2 {
+            return Vec::new();
+        }
+        self.view = view;
+        let selected = self.targets();
+        if selected.len() >= 2 {
+            if let Some(first) = self.position_of(self.id(selected[0])) {
+                self.select(first, SelectHow::Only);
+            }
+            return selected.into_iter().map(|i| self.id(i)).collect();
+        }
+        let burst = self
+            .selected_index()
+            .and_then(|i| self.entries[i].analysis.as_ref())
+            .and_then(|a| a.burst.as_ref())
+            .map(|b| b.id);
+        let Some(burst) = burst else {
+            return Vec::new();
+        };
+        if self.expanded_bursts.insert(burst) {
+            self.refilter();
+        }
+        let in_burst = |i: &usize| {
+            self.entries[*i]
+                .analysis
+                .as_ref()
+                .and_then(|a| a.burst.as_ref())
+                .is_some_and(|b| b.id == burst)
+        };
+        let frames: Vec<usize> = self.visible.iter().copied().filter(in_burst).collect();
+        frames.into_iter().map(|i| self.id(i)).collect()
     }
 
     /// B: open or close the selected photo's burst.
@@ -856,6 +905,58 @@ mod tests {
         empty.toggle_loupe();
         assert_eq!(empty.view, View::Grid, "no loupe on nothing");
         assert_eq!(empty.selected_id(), None);
+    }
+
+    #[test]
+    fn compare_takes_the_selection_or_the_burst_and_steps_past_the_pinned_photo() {
+        use crate::gui::comparison::Comparison;
+        let mut c = folder(5);
+        c.select(1, SelectHow::Only);
+        c.select(3, SelectHow::Range);
+        let set = c.compare();
+        assert_eq!(set, vec![c.id(1), c.id(2), c.id(3)], "the selection");
+        assert_eq!(c.view, View::Compare);
+        assert_eq!(
+            (c.selected, c.selection_len()),
+            (1, 1),
+            "a decision is one pane's"
+        );
+        let mut cmp = Comparison::default();
+        cmp.start(set);
+        assert_eq!(cmp.panes(&c), vec![c.id(1), c.id(2), c.id(3)]);
+        assert_eq!(cmp.step(&c, 1), Some(2), "→ goes to the next pane");
+        c.select(3, SelectHow::Only);
+        assert_eq!(cmp.step(&c, 1), None, "and stops at the last");
+        cmp.toggle_pin(c.id(3));
+        assert_eq!(
+            cmp.panes(&c),
+            vec![c.id(3), c.id(1), c.id(2)],
+            "the pinned pane comes first"
+        );
+
+        // No set: the pinned photo beside the one shown; → steps past the pinned one.
+        let mut pair = Comparison::default();
+        pair.start(Vec::new());
+        c.select(0, SelectHow::Only);
+        assert_eq!(pair.panes(&c), vec![c.id(0), c.id(1)], "the photo and the next");
+        pair.toggle_pin(c.id(1));
+        assert_eq!(pair.panes(&c), vec![c.id(1), c.id(0)]);
+        assert_eq!(pair.step(&c, 1), Some(2), "past the pinned photo");
+
+        // A burst shown as its suggested frame: compare opens it and shows every frame.
+        let gen_ = c.generation();
+        let rows = vec![
+            analysis(&c, 2, 10.0, Some((1, false))),
+            analysis(&c, 3, 90.0, Some((1, true))),
+            analysis(&c, 4, 50.0, Some((1, false))),
+        ];
+        assert!(c.set_analysis(gen_, rows, HashMap::new()));
+        c.view = View::Grid;
+        c.select(2, SelectHow::Only);
+        assert_eq!(c.selected_index(), Some(3), "the suggested frame stands for the burst");
+        assert_eq!(c.compare(), vec![c.id(2), c.id(3), c.id(4)]);
+        assert_eq!(c.visible, vec![0, 1, 2, 3, 4], "the burst is open");
+        assert_eq!(c.selected_index(), Some(3), "still the frame that was shown");
     }
 
     #[test]

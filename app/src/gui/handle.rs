@@ -8,14 +8,15 @@ use std::sync::mpsc::TrySendError;
 use darkroom_catalog::{Decision, Flag, Label};
 
 use super::culling::{DecisionJob, EntryId, Filter, View};
-use super::intent::{Intent, Overlay, SettingsChange};
+use super::intent::{Intent, Overlay, SettingsChange, ZoomChange};
 use super::keymap::Action;
-use super::pictures::{Faces, Picture};
+use super::pictures::{Faces, Full, Picture};
 use super::state::{DarkRoom, Indexing, StatusSource};
 use super::tasks::Latest;
 use super::theme::LOUPE_SIDE;
 use super::windows::models::ModelsEnv;
 use super::workers::{self, ModelsRequest};
+use super::zoom;
 
 /// At most this many close-up jobs at once (each decodes a whole photo).
 const FACE_JOBS: usize = 4;
@@ -61,6 +62,16 @@ impl DarkRoom {
             Intent::NamePerson(id, name) => self.name_person(id, &name),
             Intent::Settings(change) => self.apply(change),
             Intent::Show(id, side) => self.request(id, side),
+            Intent::ShowFull(id) => self.request_full(id),
+            Intent::Zoom(change) => self.zoom(change),
+            Intent::Pin(id) => self.comparison.toggle_pin(id),
+            Intent::PickFrame(id) => {
+                if let Some(v) = self.cull.position_of(id) {
+                    self.cull.select(v, super::culling::SelectHow::Only);
+                    self.decide(|d| d.flag = Flag::Pick);
+                }
+            }
+            Intent::ZoomLock(id) => self.comparison.toggle_lock(id, self.zoom),
             Intent::CloseUps(id) => self.request_faces(id),
             Intent::DismissNotice(n) => self.notices.dismiss(n),
             Intent::ProposeCull => self.propose(),
@@ -94,8 +105,8 @@ impl DarkRoom {
         }
         let grid = self.cull.view == View::Grid;
         match action {
-            Action::Next => self.cull.step(1),
-            Action::Previous => self.cull.step(-1),
+            Action::Next => self.step_photo(1),
+            Action::Previous => self.step_photo(-1),
             Action::Up if grid => self.cull.step(-(columns as isize)),
             Action::Down if grid => self.cull.step(columns as isize),
             Action::Up | Action::Down => {}
@@ -113,8 +124,28 @@ impl DarkRoom {
                     self.cull.view = View::Grid;
                 }
             }
-            Action::Compare => self.cull.compare(),
-            Action::Zoom => self.cull.zoom_100 = !self.cull.zoom_100,
+            Action::Compare => {
+                let set = self.cull.compare();
+                self.comparison.start(set);
+            }
+            Action::ToggleClipping => self.show_clipping = !self.show_clipping,
+            Action::PeopleAcross => {
+                let set = self.cull.people_across();
+                self.comparison.start(set);
+            }
+            Action::PinBest => {
+                if self.cull.view == View::Compare
+                    && let Some(id) = self.cull.selected_id()
+                {
+                    self.comparison.toggle_pin(id);
+                }
+            }
+            Action::Zoom => self.zoom(ZoomChange::Toggle(zoom::FULL)),
+            Action::Zoom200 => self.zoom(ZoomChange::Toggle(zoom::DOUBLE)),
+            Action::PanLeft => self.zoom(ZoomChange::Step(egui::vec2(-1.0, 0.0))),
+            Action::PanRight => self.zoom(ZoomChange::Step(egui::vec2(1.0, 0.0))),
+            Action::PanUp => self.zoom(ZoomChange::Step(egui::vec2(0.0, -1.0))),
+            Action::PanDown => self.zoom(ZoomChange::Step(egui::vec2(0.0, 1.0))),
             Action::Pick => self.decide(|d| d.flag = Flag::Pick),
             Action::Reject => self.decide(|d| d.flag = Flag::Reject),
             Action::Unflag => self.decide(|d| d.flag = Flag::Unflagged),
@@ -175,6 +206,7 @@ impl DarkRoom {
     pub fn open(&mut self, folder: PathBuf) {
         let generation = self.cull.open(folder.clone());
         self.gallery.open(generation);
+        self.comparison.clear();
         self.tasks.thumbs.set_generation(generation);
         self.tasks.import_queue.clear();
         self.tasks.analysis = None;
@@ -220,9 +252,11 @@ impl DarkRoom {
         let advance = match self.cull.view {
             View::Loupe | View::Compare => self.cull_settings.advance_in_loupe,
             View::Grid => self.cull_settings.advance_in_grid,
+            // A frame picked for its faces is the answer, not a step in a walk.
+            View::People => false,
         };
         if alone && advance && !jobs.is_empty() {
-            self.cull.step(1);
+            self.step_photo(1);
             self.ui_state.follow_selection = true;
         }
         self.send_decisions(jobs);
@@ -366,11 +400,93 @@ impl DarkRoom {
             let job = workers::ThumbJob {
                 id,
                 path: photo.item.display_file().to_path_buf(),
-                side,
+                want: workers::Want::Side(side),
             };
             if self.tasks.thumbs.jobs.try_send(job).is_ok() {
                 *slot = Picture::Requested;
             }
+        }
+    }
+
+    /// Ask for photo `id` at its own resolution once (the loupe's 100 %).
+    fn request_full(&mut self, id: EntryId) {
+        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
+            return;
+        };
+        if matches!(pictures.full, Full::None) {
+            let job = workers::ThumbJob {
+                id,
+                path: photo.item.display_file().to_path_buf(),
+                want: workers::Want::Full,
+            };
+            if self.tasks.thumbs.jobs.try_send(job).is_ok() {
+                pictures.full = Full::Requested;
+            }
+        }
+    }
+
+    /// A zoom key, click or drag in the loupe or a compare pane, read against where that
+    /// photo was drawn in the last frame. An unlocked compare pane has its own zoom.
+    fn zoom(&mut self, change: ZoomChange) {
+        let placed = self.ui_state.loupe_placed;
+        // At the point under the pointer; else at the face chosen in the strip.
+        let under_pointer = placed
+            .zip(self.ui_state.pointer)
+            .and_then(|(p, pos)| p.point_at(pos))
+            .or_else(|| self.chosen_face_center());
+        if let ZoomChange::Face(k) = change {
+            self.ui_state.chosen_face = self.cull.selected_id().map(|id| (id, k));
+        }
+        let face = self.chosen_face_center();
+        let own = match self.ui_state.zoom_pane {
+            Some(id) if self.cull.view == View::Compare => self.comparison.own_zoom(id),
+            _ => None,
+        };
+        let zoom = own.unwrap_or(&mut self.zoom);
+        let keep_scale = zoom.scale.unwrap_or(zoom::FULL);
+        match change {
+            ZoomChange::Toggle(scale) => zoom.toggle(scale, under_pointer),
+            ZoomChange::At(scale, at) => zoom.toggle(scale, Some(at)),
+            ZoomChange::Pan(delta) => {
+                if let Some(p) = placed {
+                    zoom.pan(delta, &p);
+                }
+            }
+            ZoomChange::Step(dir) => {
+                if let Some(p) = placed {
+                    zoom.pan_step(dir, &p);
+                }
+            }
+            ZoomChange::LookAt(at) => zoom.zoom_to(keep_scale, Some(at)),
+            ZoomChange::Face(_) => {
+                if let Some(at) = face {
+                    zoom.zoom_to(keep_scale, Some(at));
+                }
+            }
+        }
+    }
+
+    /// → and ← (and moving on after a decision): in compare, to the next pane of the set or
+    /// past the pinned photo; elsewhere, to the next photo shown.
+    fn step_photo(&mut self, by: isize) {
+        if self.cull.view == View::Compare {
+            if let Some(v) = self.comparison.step(&self.cull, by) {
+                self.cull.select(v, super::culling::SelectHow::Only);
+            }
+        } else {
+            self.cull.step(by);
+        }
+    }
+
+    /// The middle of the face chosen in the loupe's strip, if it is of the photo shown.
+    fn chosen_face_center(&self) -> Option<egui::Pos2> {
+        let (id, k) = self.ui_state.chosen_face?;
+        if self.cull.selected_id() != Some(id) {
+            return None;
+        }
+        match &self.gallery.get(id)?.faces {
+            Faces::Ready(tiles) => tiles.get(k).map(|t| t.center),
+            _ => None,
         }
     }
 

@@ -46,6 +46,23 @@ pub enum ExportAction {
     Cancel,
 }
 
+/// What a zoom key, a click on the photo, a drag, the navigator or a face asks of the loupe.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ZoomChange {
+    /// To this scale at the point under the pointer (or the chosen face), or back to fit.
+    Toggle(f32),
+    /// To this scale at this point of the photo (fractions of its size), or back to fit.
+    At(f32, egui::Pos2),
+    /// The photo dragged by this many points.
+    Pan(egui::Vec2),
+    /// A pan key, in this direction.
+    Step(egui::Vec2),
+    /// The navigator: this point of the photo in the middle.
+    LookAt(egui::Pos2),
+    /// The loupe's k-th face close-up: zoom to it.
+    Face(usize),
+}
+
 /// What a click in the window asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelsAction {
@@ -78,6 +95,15 @@ pub enum Intent {
     Settings(SettingsChange),
     /// A view shows this photo's picture at this size: make it if it is not there.
     Show(EntryId, u32),
+    /// The loupe shows (or is about to show) this photo at its own resolution.
+    ShowFull(EntryId),
+    Zoom(ZoomChange),
+    /// Compare: pin this photo's pane as the best so far, or unpin it.
+    Pin(EntryId),
+    /// People across a burst: pick this frame (a column).
+    PickFrame(EntryId),
+    /// Compare: give this pane its own zoom, or lock it to the shared one.
+    ZoomLock(EntryId),
     /// The loupe shows this photo's close-ups.
     CloseUps(EntryId),
     DismissNotice(usize),

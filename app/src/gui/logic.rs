@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use darkroom_library::ScanEvent;
 
-use super::pictures::{FaceTile, Faces, Picture};
+use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
 use super::state::{DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
-use super::workers::CatalogReport;
+use super::workers::{CatalogReport, Made, Want};
 
 /// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
 /// image work, so it is kept small).
@@ -20,6 +20,18 @@ const CATALOG_REPORTS: usize = 4096;
 const PICTURES: usize = 32;
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
 const LOUPE_KEPT: usize = 1;
+/// Full-resolution photos kept after the one shown (the loupe prefetches the next one).
+const FULL_KEPT: usize = 1;
+/// At 200 % each photo pixel shows as a square of pixels, so focus is judged on the photo's
+/// pixels, not on a blend of them; shrunk (fit on a big screen), it is smoothed.
+const FULL_PIXELS: egui::TextureOptions = egui::TextureOptions {
+    magnification: egui::TextureFilter::Nearest,
+    minification: egui::TextureFilter::Linear,
+    wrap_mode: egui::TextureWrapMode::ClampToEdge,
+    mipmap_mode: None,
+};
+/// The clipping mask's blocks stay blocks when enlarged: a mark is where a block clips.
+const CLIPPING_PIXELS: egui::TextureOptions = egui::TextureOptions::NEAREST;
 
 impl DarkRoom {
     pub fn logic(&mut self, ctx: &egui::Context) {
@@ -159,42 +171,83 @@ impl DarkRoom {
                 // Asked for by a folder no longer open.
                 continue;
             };
+            let name = |what: &str| {
+                format!(
+                    "photo-{}-{}-{what}",
+                    done.id.generation(),
+                    done.id.index()
+                )
+            };
             let picture = match done.result {
-                Ok(img) => {
-                    let size = [img.width() as usize, img.height() as usize];
-                    let color = egui::ColorImage::from_rgb(size, img.as_raw());
-                    Picture::Ready(ctx.load_texture(
-                        format!(
-                            "photo-{}-{}-{}",
-                            done.id.generation(),
-                            done.id.index(),
-                            done.side
-                        ),
-                        color,
-                        egui::TextureOptions::LINEAR,
-                    ))
+                Ok(Made::Full {
+                    size,
+                    tiles,
+                    facts,
+                    histogram,
+                    clipping,
+                }) => {
+                    let tiles = tiles
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, (at, pixels))| {
+                            (at, ctx.load_texture(name(&format!("full-{k}")), pixels, FULL_PIXELS))
+                        })
+                        .collect();
+                    let clipping = ctx.load_texture(name("clipping"), clipping, CLIPPING_PIXELS);
+                    pictures.full = Full::Ready(FullTiles {
+                        size,
+                        tiles,
+                        facts,
+                        histogram,
+                        clipping,
+                    });
+                    continue;
+                }
+                Ok(Made::Picture { side, image }) => {
+                    let size = [image.width() as usize, image.height() as usize];
+                    let color = egui::ColorImage::from_rgb(size, image.as_raw());
+                    let texture =
+                        ctx.load_texture(name(&side.to_string()), color, egui::TextureOptions::LINEAR);
+                    (side, Picture::Ready(texture))
+                }
+                // The preview stays on screen; the loupe says why it is not sharper.
+                Err(err) if done.want == Want::Full => {
+                    pictures.full = Full::Failed(err);
+                    continue;
                 }
                 Err(err) => {
                     self.cull.set_error(done.id, err.clone());
-                    Picture::Failed(err)
+                    let Want::Side(side) = done.want else { continue };
+                    (side, Picture::Failed(err))
                 }
             };
-            if done.side == LOUPE_SIDE {
-                pictures.loupe = picture;
-            } else {
-                pictures.thumb = picture;
+            match picture {
+                (LOUPE_SIDE, p) => pictures.loupe = p,
+                (_, p) => pictures.thumb = p,
             }
         }
     }
 
     /// Only the photo the loupe shows and the neighbours it prefetches keep their loupe
-    /// pictures (`LOUPE_KEPT` on each side; compare shows the next one too).
+    /// pictures (`LOUPE_KEPT` on each side) and, of those, the photo shown and the next their
+    /// own pixels; compare keeps its panes'.
     fn bound_loupe_pictures(&mut self) {
         let at = self.cull.selected;
-        let keep: Vec<_> = (at.saturating_sub(LOUPE_KEPT)..=at + LOUPE_KEPT + 1)
-            .filter_map(|v| self.cull.visible_id(v))
-            .collect();
+        let panes = if self.cull.view == super::culling::View::Compare {
+            self.comparison.panes(&self.cull)
+        } else {
+            Vec::new()
+        };
+        let around = |from: usize, to: usize| {
+            (from..=to)
+                .filter_map(|v| self.cull.visible_id(v))
+                .chain(panes.iter().copied())
+                .collect::<Vec<_>>()
+        };
+        let keep = around(at.saturating_sub(LOUPE_KEPT), at + LOUPE_KEPT + 1);
         self.gallery.keep_loupe_pictures(&keep);
+        let keep = around(at, at + FULL_KEPT);
+        self.gallery.keep_full(&keep);
     }
 
     fn poll_close_ups(&mut self, ctx: &egui::Context) {
@@ -232,6 +285,8 @@ impl DarkRoom {
                                 ),
                                 sharpness: c.sharpness,
                                 eyes_closed: c.eyes_closed,
+                                center: c.center,
+                                person: c.person,
                             }
                         })
                         .collect(),

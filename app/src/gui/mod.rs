@@ -10,6 +10,7 @@
 //! - `pictures`, `notices`, `theme`, `keymap`: what they say
 //! - `shell`: eframe and what is read before the window opens
 
+pub mod comparison;
 pub mod culling;
 mod handle;
 pub mod intent;
@@ -25,6 +26,7 @@ mod ui;
 pub mod views;
 pub mod windows;
 pub mod workers;
+pub mod zoom;
 
 pub use culling::{EntryId, Filter, View};
 pub use pictures::Picture;

@@ -1,26 +1,36 @@
-//! What the window has uploaded for each photo: its grid thumbnail, its loupe preview and its
-//! face close-ups, as textures. Kept beside the culling state (which has no egui), one slot per
+//! What the window has uploaded for each photo: its grid thumbnail, its loupe preview, its
+//! full-resolution pixels (as tiles) and its face close-ups, as textures. Kept beside the culling state (which has no egui), one slot per
 //! photo of the open folder, addressed by the same [`EntryId`].
 
 use egui::TextureHandle;
 
 use super::culling::EntryId;
 
+/// What a photo's slot holds: nothing yet, asked for, here, or why it could not be made.
 #[derive(Default)]
-pub enum Picture {
+pub enum Slot<T> {
     #[default]
     None,
     Requested,
-    Ready(TextureHandle),
+    Ready(T),
     Failed(String),
 }
 
-impl Picture {
+impl<T> Slot<T> {
     /// Asked for and not yet here.
     pub fn waiting(&self) -> bool {
-        matches!(self, Picture::Requested)
+        matches!(self, Slot::Requested)
+    }
+
+    pub fn ready(&self) -> Option<&T> {
+        match self {
+            Slot::Ready(t) => Some(t),
+            _ => None,
+        }
     }
 }
+
+pub type Picture = Slot<TextureHandle>;
 
 /// A photo's faces for the loupe's close-up strip.
 #[derive(Default)]
@@ -38,12 +48,33 @@ pub struct FaceTile {
     pub texture: TextureHandle,
     pub sharpness: f32,
     pub eyes_closed: Option<bool>,
+    /// The face's middle, as fractions of the photo's width and height (to zoom to it).
+    pub center: egui::Pos2,
+    /// Who it is, where the index's people clustering said.
+    pub person: Option<i64>,
+}
+
+/// A photo at its own resolution for the loupe's 100 %, and what was read of it with its
+/// pixels: the facts beside it, its histogram and where it clips.
+pub type Full = Slot<FullTiles>;
+
+pub struct FullTiles {
+    /// The photo's size in its own pixels.
+    pub size: egui::Vec2,
+    /// Tiles small enough for any GPU's texture limit, each with the rectangle of the photo's
+    /// pixels it holds.
+    pub tiles: Vec<(egui::Rect, TextureHandle)>,
+    pub facts: darkroom_library::facts::Facts,
+    pub histogram: darkroom_library::histogram::Histogram,
+    /// Blown-out pixels red, crushed ones blue, the rest clear: laid over the photo (J).
+    pub clipping: TextureHandle,
 }
 
 #[derive(Default)]
 pub struct Pictures {
     pub thumb: Picture,
     pub loupe: Picture,
+    pub full: Full,
     pub faces: Faces,
 }
 
@@ -94,17 +125,38 @@ impl Gallery {
             let wanted = keep
                 .iter()
                 .any(|id| id.generation() == self.generation && id.index() == i);
-            if !wanted && matches!(s.loupe, Picture::Ready(_) | Picture::Failed(_)) {
+            if !wanted && matches!(s.loupe, Slot::Ready(_) | Slot::Failed(_)) {
                 s.loupe = Picture::None;
             }
         }
+    }
+
+    /// Let go of every full-resolution photo but those of `keep` (a 24 MP photo's tiles are
+    /// 96 MB); as with the loupe pictures, one on its way is left to arrive.
+    pub fn keep_full(&mut self, keep: &[EntryId]) {
+        for (i, s) in self.slots.iter_mut().enumerate() {
+            let wanted = keep
+                .iter()
+                .any(|id| id.generation() == self.generation && id.index() == i);
+            if !wanted && matches!(s.full, Slot::Ready(_) | Slot::Failed(_)) {
+                s.full = Slot::None;
+            }
+        }
+    }
+
+    /// How many full-resolution photos are held now.
+    pub fn full_pictures(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.full.ready().is_some())
+            .count()
     }
 
     /// How many loupe pictures are held now.
     pub fn loupe_pictures(&self) -> usize {
         self.slots
             .iter()
-            .filter(|s| matches!(s.loupe, Picture::Ready(_)))
+            .filter(|s| s.loupe.ready().is_some())
             .count()
     }
 

@@ -93,6 +93,13 @@ pub struct DarkRoom {
     /// Sharpness under which a photo is marked blurry (Settings).
     pub blurry_below: f32,
     pub cull_settings: crate::services::CullSettings,
+    /// How the loupe shows its photo (fit, or 100 % around a point); kept from photo to photo,
+    /// and shared by compare's locked panes.
+    pub zoom: super::zoom::Zoom,
+    /// J: blown-out and crushed pixels marked over the loupe's photo.
+    pub show_clipping: bool,
+    /// What compare shows: its set, the pinned photo, the unlocked panes.
+    pub comparison: super::comparison::Comparison,
     /// The last index job's outcome, one line.
     pub index_summary: Option<String>,
     pub(super) ui_state: UiState,
@@ -117,6 +124,15 @@ pub struct UiState {
     pub frames: u64,
     /// The grid's columns at the last frame (Up and Down move by a row).
     pub columns: usize,
+    /// Where the loupe drew its photo in the last frame (None: no loupe on screen), so a zoom
+    /// key knows what is under the pointer.
+    pub loupe_placed: Option<super::zoom::Placed>,
+    /// The pointer at the start of this frame, if it is over the window.
+    pub pointer: Option<egui::Pos2>,
+    /// Compare's pane under the pointer (its zoom is the one a key or drag changes).
+    pub zoom_pane: Option<EntryId>,
+    /// The face close-up clicked last (Z zooms to it when the pointer is not on the photo).
+    pub chosen_face: Option<(EntryId, usize)>,
 }
 
 /// The window's ends of its background work, all polled in `logic`.
@@ -190,6 +206,9 @@ impl DarkRoom {
             detector: setup.detector,
             blurry_below: setup.blurry_below,
             cull_settings: setup.culling,
+            zoom: Default::default(),
+            comparison: Default::default(),
+            show_clipping: false,
             index_summary: None,
             ui_state: UiState::default(),
             tasks: Tasks {
@@ -224,6 +243,11 @@ impl DarkRoom {
 
     pub fn root(&self) -> Option<&std::path::Path> {
         self.cull.root.as_deref()
+    }
+
+    /// Where the loupe (or compare's pane under the pointer) drew its photo in the last frame.
+    pub fn loupe_placed(&self) -> Option<super::zoom::Placed> {
+        self.ui_state.loupe_placed
     }
 
     pub fn scanning(&self) -> bool {
@@ -285,10 +309,23 @@ impl DarkRoom {
                 .gallery
                 .iter()
                 .all(|p| !p.thumb.waiting() && !p.loupe.waiting())
-            && (self.cull.view == View::Grid
+            && (self.cull.view != View::People
+                || self.comparison.panes(&self.cull).iter().all(|&id| {
+                    self.gallery.get(id).is_some_and(|p| {
+                        !matches!(p.faces, super::pictures::Faces::None | super::pictures::Faces::Requested)
+                    })
+                }))
+            && (matches!(self.cull.view, View::Grid | View::People)
                 || self.cull.selected_id().is_none_or(|id| {
                     self.gallery.get(id).is_some_and(|p| {
-                        !p.loupe.waiting() && !matches!(p.loupe, super::pictures::Picture::None)
+                        !p.loupe.waiting()
+                            && !matches!(p.loupe, super::pictures::Picture::None)
+                            && (self.cull.view != View::Loupe
+                                || !matches!(
+                                    p.full,
+                                    super::pictures::Full::None
+                                        | super::pictures::Full::Requested
+                                ))
                     })
                 }))
     }

@@ -65,3 +65,22 @@ pub const PROPOSED_PICK: Color32 = Color32::from_rgb(120, 220, 200);
 pub const PROPOSED_REJECT: Color32 = Color32::from_rgb(240, 170, 200);
 /// How strongly the rest of a selection is tinted with the selection colour.
 pub const SELECTION_FILL: f32 = 0.35;
+
+/// The zoomed loupe's navigator: its long side and its distance from the pane's corner, in
+/// points; the outline of the part shown.
+pub const NAVIGATOR_SIDE: f32 = 160.0;
+pub const NAVIGATOR_MARGIN: f32 = 12.0;
+pub const NAVIGATOR_VIEW: Color32 = Color32::from_rgb(255, 210, 60);
+/// Behind what is drawn over a photo (the zoom level, the navigator).
+pub const OVERLAY_FILL: Color32 = Color32::from_black_alpha(170);
+/// The face close-up the zoom goes to.
+pub const CHOSEN_FACE: Color32 = Color32::from_rgb(255, 210, 60);
+/// Between compare's panes, in points.
+pub const COMPARE_GAP: f32 = 6.0;
+/// The loupe's histogram, in points.
+pub const HISTOGRAM_WIDTH: f32 = 192.0;
+pub const HISTOGRAM_HEIGHT: f32 = 72.0;
+/// The loupe's line of facts (camera, lens, exposure).
+pub const FACTS_TEXT: f32 = 12.0;
+/// People across a burst: a face cell's side, in points.
+pub const ACROSS_CELL: f32 = 112.0;

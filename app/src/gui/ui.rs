@@ -21,6 +21,7 @@ impl DarkRoom {
             _ => {}
         }
         self.ui_state.columns = ((ui.available_width() / CELL).floor() as usize).max(1);
+        self.ui_state.pointer = ctx.input(|i| i.pointer.hover_pos());
         let typing = ctx.memory(|m| m.focused().is_some());
         if !typing {
             for action in ctx.input(keymap::pressed) {
@@ -30,6 +31,9 @@ impl DarkRoom {
         let status = self.backend_status();
         let mut intents = std::mem::take(&mut self.intents);
         let mut state = std::mem::take(&mut self.ui_state);
+        // The loupe says where it drew, if it is drawn at all.
+        state.loupe_placed = None;
+        state.zoom_pane = None;
         {
             let app = &*self;
             egui::Panel::top("top").show(ui, |ui| {
@@ -55,8 +59,9 @@ impl DarkRoom {
                         views::people::people_ui(ui, app, &mut state.naming_person, &mut intents);
                         views::grid::grid_ui(ui, app, &mut state, &mut intents);
                     }
-                    View::Loupe => views::loupe::loupe_ui(ui, app, &mut intents),
-                    View::Compare => views::compare::compare_ui(ui, app, &mut intents),
+                    View::Loupe => views::loupe::loupe_ui(ui, app, &mut state, &mut intents),
+                    View::Compare => views::compare::compare_ui(ui, app, &mut state, &mut intents),
+                    View::People => views::across::across_ui(ui, app, &mut intents),
                 }
             });
         }

@@ -53,17 +53,97 @@ pub fn scan(root: PathBuf, cancel: Cancel, wake: Waker) -> Task<ScanEvent> {
     )
 }
 
+/// What a picture request asks for: a picture fitting a square of `side` pixels (cached on
+/// disk), or the photo at its own resolution (never cached: a JPEG of it would not be its own
+/// pixels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    Side(u32),
+    Full,
+}
+
 /// A picture request and its answer.
 pub struct ThumbJob {
     pub id: EntryId,
     pub path: PathBuf,
-    pub side: u32,
+    pub want: Want,
 }
 
 pub struct ThumbDone {
     pub id: EntryId,
-    pub side: u32,
-    pub result: Result<image::RgbImage, String>,
+    pub want: Want,
+    pub result: Result<Made, String>,
+}
+
+pub enum Made {
+    Picture { side: u32, image: image::RgbImage },
+    /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
+    /// uploads them.
+    Full {
+        size: egui::Vec2,
+        tiles: Vec<(egui::Rect, egui::ColorImage)>,
+        facts: darkroom_library::facts::Facts,
+        histogram: darkroom_library::histogram::Histogram,
+        clipping: egui::ColorImage,
+    },
+}
+
+/// Full-resolution tiles are at most this many pixels a side: every GPU wgpu runs on takes a
+/// 2,048² texture, while a 45 MP photo's 8,256 px is past many a limit.
+pub const FULL_TILE: u32 = 2048;
+
+/// The clipping mask is at most this long: one mask pixel stands for a block of the photo, and
+/// marks the block if any pixel in it clips (a blown highlight must not average away).
+pub const CLIPPING_SIDE: u32 = 2048;
+const BLOWN_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(230, 0, 0, 230);
+const CRUSHED_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(0, 60, 230, 230);
+
+/// The photo at `path` at its own resolution, cut into tiles, with the facts read from it, its
+/// histogram and its clipping mask.
+fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::LibraryError> {
+    use darkroom_library::histogram::{Clip, Histogram, clip};
+    let img = darkroom_library::working::full(path)?;
+    // The pixels were read: EXIF that is missing or damaged leaves the line short, no more.
+    let facts = darkroom_library::facts::read(path).unwrap_or_default();
+    let (w, h) = img.dimensions();
+    let mut tiles = Vec::new();
+    for top in (0..h).step_by(FULL_TILE as usize) {
+        for left in (0..w).step_by(FULL_TILE as usize) {
+            let (tw, th) = (FULL_TILE.min(w - left), FULL_TILE.min(h - top));
+            let tile = image::imageops::crop_imm(&img, left, top, tw, th).to_image();
+            let pixels = egui::ColorImage::from_rgb([tw as usize, th as usize], tile.as_raw());
+            let at = egui::Rect::from_min_size(
+                egui::pos2(left as f32, top as f32),
+                egui::vec2(tw as f32, th as f32),
+            );
+            tiles.push((at, pixels));
+        }
+    }
+    let block = w.max(h).div_ceil(CLIPPING_SIDE).max(1);
+    let (mw, mh) = (w.div_ceil(block), h.div_ceil(block));
+    let mut mask = egui::ColorImage::filled(
+        [mw as usize, mh as usize],
+        egui::Color32::TRANSPARENT,
+    );
+    for (x, y, p) in img.enumerate_pixels() {
+        let mark = match clip(p.0) {
+            Clip::Blown => BLOWN_MARK,
+            // Blown wins over crushed within a block: it is what a photographer fixes first.
+            Clip::Crushed => CRUSHED_MARK,
+            Clip::None => continue,
+        };
+        let at = (y / block) as usize * mw as usize + (x / block) as usize;
+        if mask.pixels[at] != BLOWN_MARK {
+            mask.pixels[at] = mark;
+        }
+    }
+    Ok(Made::Full {
+        size: egui::vec2(w as f32, h as f32),
+        tiles,
+        facts,
+        histogram: Histogram::of(&img),
+        clipping: mask,
+    })
 }
 
 /// The thumbnail pool: `threads` workers pull jobs from one bounded queue. Jobs of a folder no
@@ -136,13 +216,17 @@ fn thumb_worker(
         if job.id.generation() != current.load(Ordering::Relaxed) {
             continue;
         }
-        let result = cache
-            .get(&job.path, job.side)
-            .map(|t| t.image)
-            .map_err(|e| e.to_string());
+        let result = match job.want {
+            Want::Side(side) => cache.get(&job.path, side).map(|t| Made::Picture {
+                side,
+                image: t.image,
+            }),
+            Want::Full => full_picture(&job.path),
+        }
+        .map_err(|e| e.to_string());
         let done = ThumbDone {
             id: job.id,
-            side: job.side,
+            want: job.want,
             result,
         };
         if !out.send(done) {
@@ -461,6 +545,10 @@ pub struct FaceCrop {
     pub image: image::RgbImage,
     pub sharpness: f32,
     pub eyes_closed: Option<bool>,
+    /// The face's middle, as fractions of the photo's size.
+    pub center: egui::Pos2,
+    /// Who it is, where the index's people clustering said.
+    pub person: Option<i64>,
 }
 
 /// A photo's close-ups for the photo `.0` names: None when the photo is not indexed.
@@ -483,15 +571,7 @@ pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) ->
                 return Ok(Some(Vec::new()));
             }
             // A RAW's pixels are its largest embedded preview, as the index saw them.
-            let img = if darkroom_library::formats::is_raw(&photo) {
-                darkroom_library::working::load(&photo, u32::MAX)
-                    .map_err(|e| e.cause())?
-                    .image
-            } else {
-                darkroom_library::decode::load_oriented(&photo)
-                    .map_err(|e| e.cause())?
-                    .into_rgb8()
-            };
+            let img = darkroom_library::working::full(&photo).map_err(|e| e.cause())?;
             // Boxes are in the indexed full size; a RAW's preview may differ: scale to it.
             let k = img.width() as f32 / indexed.width.max(1) as f32;
             let crops = indexed
@@ -510,6 +590,11 @@ pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) ->
                             .to_image(),
                         sharpness: f.sharpness,
                         eyes_closed: f.eyes_closed,
+                        center: egui::pos2(
+                            cx / img.width().max(1) as f32,
+                            cy / img.height().max(1) as f32,
+                        ),
+                        person: f.person,
                     }
                 })
                 .collect();

@@ -158,8 +158,10 @@ impl Walker<'_> {
                     }
                 }
                 b"CMT1" | b"CMT2" => {
-                    if let Some(block) = data.get(b.body.clone()) {
-                        tiff::walk_block(block, b.body.start, found);
+                    if let Some(block) = data.get(b.body.clone())
+                        && tiff::walk_block(block, b.body.start, found)
+                    {
+                        found.exif_blocks.push(b.body.clone());
                     }
                 }
                 b"THMB" | b"PRVW" => found.jpegs.extend(jpeg_in(data, &b.body)),

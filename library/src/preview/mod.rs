@@ -138,6 +138,17 @@ pub fn exif_orientation(jpeg: &[u8]) -> Option<Orientation> {
     orientation_in_tiff(jpeg.get(tiff::exif_in_jpeg(jpeg)?..)?)
 }
 
+/// Where a file keeps EXIF that a general EXIF reader does not look for: a CR3's CMT1 (IFD0:
+/// camera) and CMT2 (the EXIF IFD: exposure, lens) TIFF blocks; a RAF's preview, whose EXIF
+/// is the file's. Offsets into `data`; each range starts a TIFF block, or a JPEG for a RAF.
+pub fn exif_blocks(data: &[u8]) -> Vec<Range<usize>> {
+    match container(data) {
+        Some(Container::Cr3) => parse(data).map(|f| f.exif_blocks).unwrap_or_default(),
+        Some(Container::Raf) => parse(data).map(|f| f.jpegs).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// The file's orientation tag (a RAW's applies to its previews), whatever the container.
 pub fn orientation(data: &[u8]) -> Option<Orientation> {
     orientation_of(parse(data)?.orientation)

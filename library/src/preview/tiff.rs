@@ -55,6 +55,9 @@ pub(super) struct Found {
     pub subsec: Option<String>,
     /// A capture time stored as seconds since 1970 on the camera's clock (CRW).
     pub taken_unix: Option<u32>,
+    /// TIFF blocks that hold the file's EXIF and that no EXIF reader finds on its own (a
+    /// CR3's CMT1 and CMT2 boxes), as offsets into the file.
+    pub exif_blocks: Vec<Range<usize>>,
 }
 
 /// IFDs visited at most, and sub-IFD pointers followed per entry: real files have a handful.

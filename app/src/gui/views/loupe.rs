@@ -1,17 +1,18 @@
-//! The loupe: one photo fit to the window or at 100% (Z), its caption, the close-up strip of
-//! its indexed faces, and a filmstrip of the photos around it. Its neighbours are asked for
-//! too, so next and previous are instant.
+//! The loupe: one photo fit to the window or zoomed at its own pixels (Z, Shift+Z; see
+//! `photo.rs`), its caption, the close-up strip of its indexed faces (a click zooms to one),
+//! and a filmstrip of the photos around it. Its neighbours are asked for too, so next and
+//! previous are instant; the next one's own pixels too, so its 100 % is.
 
 use egui::RichText;
 
 use crate::gui::culling::{EntryId, Photo};
 use crate::gui::intent::Intent;
 use crate::gui::pictures::{FaceTile, Faces, Picture};
-use crate::gui::state::DarkRoom;
+use crate::gui::state::{DarkRoom, UiState};
 use crate::gui::theme::{self, LOUPE_SIDE};
 use crate::gui::workers::FACE_CROP_MAX;
 
-pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
+pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
     let cull = &app.cull;
     let Some(id) = cull.selected_id() else {
         return;
@@ -20,12 +21,17 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
         return;
     };
     intents.push(Intent::Show(id, LOUPE_SIDE));
+    intents.push(Intent::ShowFull(id));
     for v in [cull.selected + 1, cull.selected.wrapping_sub(1)] {
         if let Some(n) = cull.visible_id(v) {
             intents.push(Intent::Show(n, LOUPE_SIDE));
         }
     }
+    if let Some(next) = cull.visible_id(cull.selected + 1) {
+        intents.push(Intent::ShowFull(next));
+    }
     caption_ui(ui, photo);
+    facts_ui(ui, &pictures.full);
     // A small window keeps its height for the photo.
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
         egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
@@ -33,7 +39,10 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
     intents.push(Intent::CloseUps(id));
     match &pictures.faces {
         Faces::Ready(tiles) if !tiles.is_empty() => {
-            egui::Panel::bottom("faces").show(ui, |ui| face_strip_ui(ui, tiles));
+            let chosen = state
+                .chosen_face
+                .and_then(|(face_of, k)| (face_of == id).then_some(k));
+            egui::Panel::bottom("faces").show(ui, |ui| face_strip_ui(ui, tiles, chosen, intents));
         }
         // The close-ups could not be made: say why rather than show nothing.
         Faces::Failed(e) => {
@@ -41,7 +50,33 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
         }
         _ => {}
     }
-    picture_ui(ui, &pictures.loupe, cull.zoom_100);
+    state.loupe_placed = super::photo::photo_ui(ui, pictures, &app.zoom, intents).placed;
+    if let (Some(placed), Some(full)) = (state.loupe_placed, pictures.full.ready()) {
+        if app.show_clipping {
+            ui.painter_at(placed.pane).image(
+                full.clipping.id(),
+                placed.photo,
+                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
+                egui::Color32::WHITE,
+            );
+        }
+        super::histogram::histogram_ui(ui, placed.pane, &full.histogram);
+    }
+}
+
+/// The facts beside the photo, read with its own pixels: camera, lens, focal length, shutter,
+/// aperture, ISO, capture time.
+fn facts_ui(ui: &mut egui::Ui, full: &crate::gui::pictures::Full) {
+    let words = match full {
+        crate::gui::pictures::Slot::Ready(f) if f.facts.is_empty() => {
+            "No camera facts in this file".to_owned()
+        }
+        crate::gui::pictures::Slot::Ready(f) => f.facts.line(),
+        // The photo's own pixels could not be read; the photo area says why.
+        crate::gui::pictures::Slot::Failed(_) => return,
+        _ => " ".to_owned(),
+    };
+    ui.label(RichText::new(words).size(theme::FACTS_TEXT).weak());
 }
 
 /// The photo's name, decision and error, over the picture.
@@ -116,16 +151,37 @@ fn filmstrip_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
 }
 
 /// The loupe's close-ups: every face at 100% (up to a fixed size) with its focus and eyes, so a
-/// missed focus or a blink shows without zooming around the photo.
-fn face_strip_ui(ui: &mut egui::Ui, tiles: &[FaceTile]) {
+/// missed focus or a blink shows without zooming around the photo; a click zooms there.
+fn face_strip_ui(
+    ui: &mut egui::Ui,
+    tiles: &[FaceTile],
+    chosen: Option<usize>,
+    intents: &mut Vec<Intent>,
+) {
     egui::ScrollArea::horizontal().show(ui, |ui| {
         ui.horizontal(|ui| {
-            for t in tiles {
+            for (k, t) in tiles.iter().enumerate() {
                 ui.vertical(|ui| {
                     let max = FACE_CROP_MAX as f32;
                     let size = t.texture.size_vec2().min(egui::vec2(max, max));
                     let shown = size * (theme::CLOSE_UP_HEIGHT / size.y).min(1.0);
-                    ui.image((t.texture.id(), shown));
+                    let response = ui
+                        .add(egui::Image::new((t.texture.id(), shown)).sense(egui::Sense::click()));
+                    if chosen == Some(k) {
+                        ui.painter().rect_stroke(
+                            response.rect,
+                            0.0,
+                            egui::Stroke::new(2.0, theme::CHOSEN_FACE),
+                            egui::StrokeKind::Outside,
+                        );
+                    }
+                    let label = format!("face {} close-up", k + 1);
+                    response.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::Role::Button, true, &label)
+                    });
+                    if response.clicked() {
+                        intents.push(Intent::Zoom(crate::gui::intent::ZoomChange::Face(k)));
+                    }
                     ui.label(format!("focus {:.0}", t.sharpness));
                     match t.eyes_closed {
                         Some(true) => {
@@ -140,32 +196,6 @@ fn face_strip_ui(ui: &mut egui::Ui, tiles: &[FaceTile]) {
             }
         });
     });
-}
-
-/// A loupe picture, fit (never enlarged) or at 100% in a scroll area.
-pub fn picture_ui(ui: &mut egui::Ui, picture: &Picture, zoom_100: bool) {
-    match picture {
-        Picture::Ready(tex) => {
-            if zoom_100 {
-                egui::ScrollArea::both().auto_shrink(false).show(ui, |ui| {
-                    ui.image((tex.id(), tex.size_vec2()));
-                });
-            } else {
-                let avail = ui.available_size();
-                let size = tex.size_vec2();
-                let scale = (avail.x / size.x).min(avail.y / size.y).min(1.0);
-                ui.centered_and_justified(|ui| {
-                    ui.image((tex.id(), size * scale));
-                });
-            }
-        }
-        Picture::Failed(err) => {
-            ui.colored_label(theme::ERROR_TEXT, err);
-        }
-        _ => {
-            ui.centered_and_justified(|ui| ui.spinner());
-        }
-    }
 }
 
 /// The id of the photo shown at position `v`, with what the views need of it.

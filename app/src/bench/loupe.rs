@@ -1,0 +1,187 @@
+//! `darkroom bench-loupe FOLDER`: stepping through the loupe at a photographer's pace, how
+//! long from the key to the next photo at screen resolution (its prefetched preview) and to
+//! its own full-resolution pixels, p50 and p95, and the process's peak memory. Runs the real
+//! window state headless (egui without a GPU: texture uploads are queued, not drawn), frames at
+//! 60 Hz as a display would ask for them. The bar (docs/PERFORMANCE.md): at two photos a
+//! second, the next photo at screen resolution within one frame (16 ms) at p95.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use serde::Serialize;
+
+use crate::gui::DarkRoom;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A folder of photos (e.g. 40 at 6000×4000 from scripts/make-thumb-corpus).
+    folder: PathBuf,
+    /// Photos stepped to per second.
+    #[arg(long, default_value_t = 2.0)]
+    rate: f64,
+    #[arg(long)]
+    json: bool,
+}
+
+const SCREEN: egui::Vec2 = egui::vec2(1920.0, 1080.0);
+const FRAME: Duration = Duration::from_micros(16_667);
+/// A photo that is not at full resolution after this long is reported as such.
+const GIVE_UP: Duration = Duration::from_secs(10);
+
+#[derive(Serialize)]
+struct Latency {
+    p50_ms: f64,
+    p95_ms: f64,
+    max_ms: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    photos: usize,
+    steps: usize,
+    rate_per_s: f64,
+    /// Key to the photo on screen from its preview.
+    screen: Latency,
+    /// Key to the photo's own pixels.
+    full: Latency,
+    /// Steps whose full-resolution pixels came after the next key was due.
+    late_full: usize,
+    /// VmHWM (Linux); None elsewhere.
+    peak_rss_mib: Option<f64>,
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    if !(a.rate > 0.0) {
+        bail!("--rate must be above 0");
+    }
+    let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;
+    let ctx = egui::Context::default();
+    let (setup, _engine) = super::headless_setup(tmp.path(), "loupe", a.folder.clone());
+    let mut app = DarkRoom::new(&ctx, setup);
+    let frame = |app: &mut DarkRoom, keys: &[egui::Key]| {
+        std::hint::black_box(super::headless_frame(&ctx, app, SCREEN, keys));
+    };
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while app.scanning() || app.cull.is_empty() {
+        if Instant::now() > deadline {
+            bail!("{} did not scan in 5 minutes", a.folder.display());
+        }
+        frame(&mut app, &[]);
+        std::thread::sleep(FRAME);
+    }
+    let photos = app.cull.visible.len();
+    if photos < 3 {
+        bail!("{} has {photos} photos; the walk needs 3 or more", a.folder.display());
+    }
+    frame(&mut app, &[egui::Key::Enter]);
+    let until = |app: &mut DarkRoom, done: &dyn Fn(&DarkRoom) -> bool| -> bool {
+        let deadline = Instant::now() + GIVE_UP;
+        while !done(app) {
+            if Instant::now() > deadline {
+                return false;
+            }
+            frame(app, &[]);
+            std::thread::sleep(FRAME);
+        }
+        true
+    };
+    if !until(&mut app, &|app| shown(app).1) {
+        bail!("the first photo never reached full resolution");
+    }
+    let pace = Duration::from_secs_f64(1.0 / a.rate);
+    let (mut screen, mut full, mut late) = (Vec::new(), Vec::new(), 0);
+    for _ in 1..photos {
+        let pressed = Instant::now();
+        frame(&mut app, &[egui::Key::ArrowRight]);
+        let mut seen = None;
+        let mut sharp = None;
+        while sharp.is_none() && pressed.elapsed() < GIVE_UP {
+            let (preview, own) = shown(&app);
+            if preview && seen.is_none() {
+                seen = Some(pressed.elapsed());
+            }
+            if own {
+                sharp = Some(pressed.elapsed());
+                break;
+            }
+            std::thread::sleep(FRAME);
+            frame(&mut app, &[]);
+        }
+        let (Some(seen), Some(sharp)) = (seen.or(sharp), sharp) else {
+            bail!("photo {} never reached full resolution", app.cull.selected + 1);
+        };
+        screen.push(seen.as_secs_f64() * 1e3);
+        full.push(sharp.as_secs_f64() * 1e3);
+        if sharp > pace {
+            late += 1;
+        }
+        // The rest of the step at the pace, frames going on as a display asks for them.
+        while pressed.elapsed() < pace {
+            std::thread::sleep(FRAME);
+            frame(&mut app, &[]);
+        }
+    }
+    let report = Report {
+        photos,
+        steps: screen.len(),
+        rate_per_s: a.rate,
+        screen: latency(screen),
+        full: latency(full),
+        late_full: late,
+        peak_rss_mib: peak_rss_mib(),
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "{} steps at {}/s over {} photos",
+            report.steps, report.rate_per_s, report.photos
+        );
+        for (what, l) in [("screen resolution", &report.screen), ("full resolution", &report.full)] {
+            println!(
+                "  key → {what}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+                l.p50_ms, l.p95_ms, l.max_ms
+            );
+        }
+        println!("  full resolution after the next key was due: {} steps", report.late_full);
+        match report.peak_rss_mib {
+            Some(m) => println!("  peak RSS {m:.0} MiB"),
+            None => println!("  peak RSS: not measured on this system"),
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether the photo shown is on screen from its preview, and at its own resolution.
+fn shown(app: &DarkRoom) -> (bool, bool) {
+    let p = app.cull.selected_id().and_then(|id| app.gallery.get(id));
+    (
+        p.is_some_and(|p| p.loupe.ready().is_some()),
+        p.is_some_and(|p| p.full.ready().is_some()),
+    )
+}
+
+fn latency(mut ms: Vec<f64>) -> Latency {
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms[((ms.len() as f64 * q).ceil() as usize).clamp(1, ms.len()) - 1];
+    Latency {
+        p50_ms: at(0.50),
+        p95_ms: at(0.95),
+        max_ms: at(1.0),
+    }
+}
+
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}

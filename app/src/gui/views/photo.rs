@@ -1,0 +1,177 @@
+//! One photo in a pane, fit or zoomed (`zoom.rs`): from its own pixels once they are here,
+//! from its preview until then (the first paint never waits for a full decode), with a
+//! navigator while zoomed. A drag pans, a double click zooms to 100 % there and back. The
+//! loupe and each compare pane draw with it.
+
+use egui::{Color32, Rect, Sense, Stroke, StrokeKind, pos2, vec2};
+
+use crate::gui::intent::{Intent, ZoomChange};
+use crate::gui::pictures::{Full, Picture, Pictures};
+use crate::gui::theme;
+use crate::gui::zoom::{self, Placed, Zoom};
+
+const UV: Rect = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
+
+/// What drawing a photo gave: where it went (None while nothing is here to draw), and whether
+/// it was clicked (compare makes that pane the one decided on).
+pub struct Drawn {
+    pub placed: Option<Placed>,
+    pub clicked: bool,
+}
+
+/// Draw the photo into the rest of `ui`.
+pub fn photo_ui(
+    ui: &mut egui::Ui,
+    pictures: &Pictures,
+    zoom: &Zoom,
+    intents: &mut Vec<Intent>,
+) -> Drawn {
+    let pane = ui.available_rect_before_wrap();
+    let response = ui.allocate_rect(pane, Sense::click_and_drag());
+    let placed = draw(ui, &response, pane, pictures, zoom, intents);
+    Drawn {
+        placed,
+        clicked: response.clicked(),
+    }
+}
+
+fn draw(
+    ui: &mut egui::Ui,
+    response: &egui::Response,
+    pane: Rect,
+    pictures: &Pictures,
+    zoom: &Zoom,
+    intents: &mut Vec<Intent>,
+) -> Option<Placed> {
+    let preview = match &pictures.loupe {
+        Picture::Ready(tex) => Some(tex),
+        Picture::Failed(err) => {
+            ui.put(pane, egui::Label::new(egui::RichText::new(err).color(theme::ERROR_TEXT)));
+            return None;
+        }
+        _ => None,
+    };
+    let full = match &pictures.full {
+        Full::Ready(t) => Some(t),
+        _ => None,
+    };
+    // The photo's size in its own pixels; until they are here, the preview's stands in.
+    let Some(photo_px) = full.map(|f| f.size).or(preview.map(|t| t.size_vec2())) else {
+        ui.put(pane, egui::Spinner::new());
+        return None;
+    };
+    let ppp = ui.ctx().pixels_per_point();
+    let photo = zoom::place(zoom, pane, photo_px, ppp);
+    let placed = Placed { pane, photo };
+    let painter = ui.painter_at(pane);
+    // The preview while it has at least the pixels the screen shows; the photo's own beyond.
+    let sharper = preview.is_none_or(|t| photo.width() * ppp > t.size_vec2().x + 0.5);
+    match (full, preview) {
+        (Some(full), _) if sharper || !zoom.is_fit() => {
+            let k = photo.size() / full.size;
+            for (at, tex) in &full.tiles {
+                let r = Rect::from_min_size(photo.min + at.min.to_vec2() * k, at.size() * k);
+                if r.intersects(pane) {
+                    painter.image(tex.id(), r, UV, Color32::WHITE);
+                }
+            }
+        }
+        (_, Some(tex)) => {
+            painter.image(tex.id(), photo, UV, Color32::WHITE);
+        }
+        _ => {}
+    }
+    let words = zoom_words(zoom, &pictures.full);
+    response
+        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, format!("photo {words}")));
+    if !zoom.is_fit() {
+        let galley = painter.layout_no_wrap(words, theme::CAPTION_TEXT, Color32::WHITE);
+        let at = pane.left_top() + vec2(8.0, 8.0);
+        painter.rect_filled(
+            Rect::from_min_size(at, galley.size()).expand(4.0),
+            3.0,
+            theme::OVERLAY_FILL,
+        );
+        painter.galley(at, galley, Color32::WHITE);
+    }
+    if response.drag_started() || response.dragged() {
+        let delta = response.drag_delta();
+        if delta != egui::Vec2::ZERO {
+            intents.push(Intent::Zoom(ZoomChange::Pan(delta)));
+        }
+    }
+    if response.double_clicked()
+        && let Some(at) = response.interact_pointer_pos().and_then(|p| placed.point_at(p))
+    {
+        intents.push(Intent::Zoom(ZoomChange::At(zoom::FULL, at)));
+    }
+    if !zoom.is_fit() {
+        navigator_ui(ui, &placed, preview.or(match &pictures.thumb {
+            Picture::Ready(t) => Some(t),
+            _ => None,
+        }), intents);
+    }
+    Some(placed)
+}
+
+/// "100 %", with what the loupe is still waiting for or could not get.
+fn zoom_words(zoom: &Zoom, full: &Full) -> String {
+    let Some(scale) = zoom.scale else {
+        return "fit".to_owned();
+    };
+    let level = format!("{:.0} %", scale * 100.0);
+    match full {
+        Full::Ready(_) => level,
+        Full::Failed(err) => format!("{level} of the preview: {err}"),
+        Full::None | Full::Requested => format!("{level} · loading the photo's own pixels…"),
+    }
+}
+
+/// The whole photo, small, in the pane's corner, with the part shown outlined; a click or a
+/// drag there moves the view.
+fn navigator_ui(
+    ui: &mut egui::Ui,
+    placed: &Placed,
+    picture: Option<&egui::TextureHandle>,
+    intents: &mut Vec<Intent>,
+) {
+    let side = theme::NAVIGATOR_SIDE;
+    let aspect = placed.photo.width() / placed.photo.height().max(1.0);
+    let size = if aspect >= 1.0 {
+        vec2(side, side / aspect)
+    } else {
+        vec2(side * aspect, side)
+    };
+    let margin = vec2(theme::NAVIGATOR_MARGIN, theme::NAVIGATOR_MARGIN);
+    let rect = Rect::from_min_size(placed.pane.right_bottom() - size - margin, size);
+    if !placed.pane.contains_rect(rect) {
+        return;
+    }
+    let response = ui.interact(rect, ui.id().with("navigator"), Sense::click_and_drag());
+    let painter = ui.painter_at(placed.pane);
+    painter.rect_filled(rect.expand(2.0), 2.0, theme::OVERLAY_FILL);
+    if let Some(tex) = picture {
+        painter.image(tex.id(), rect, UV, Color32::WHITE);
+    }
+    let v = placed.visible();
+    let shown = Rect::from_min_max(
+        rect.min + v.min.to_vec2() * rect.size(),
+        rect.min + v.max.to_vec2() * rect.size(),
+    );
+    painter.rect_stroke(
+        shown,
+        0.0,
+        Stroke::new(1.5, theme::NAVIGATOR_VIEW),
+        StrokeKind::Outside,
+    );
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, "navigator"));
+    if (response.clicked() || response.dragged())
+        && let Some(pos) = response.interact_pointer_pos()
+    {
+        let p = (pos - rect.min) / rect.size();
+        intents.push(Intent::Zoom(ZoomChange::LookAt(pos2(
+            p.x.clamp(0.0, 1.0),
+            p.y.clamp(0.0, 1.0),
+        ))));
+    }
+}

@@ -1,0 +1,246 @@
+//! The facts a photographer reads beside the photo: camera, lens, focal length, shutter,
+//! aperture, ISO and capture time. Tags are decoded by kamadak-exif, never here; this module
+//! only says where the EXIF is: the file itself for JPEG, TIFF-based RAWs (CR2, NEF, ARW, DNG,
+//! ORF, PEF), PNG, WebP and HEIF; a CR3's CMT1/CMT2 TIFF blocks and a RAF's preview (found by
+//! `preview`); for any other RAW, its largest embedded preview's EXIF, which cameras copy from
+//! the file's.
+
+use std::io::Cursor;
+use std::path::Path;
+
+use exif::{Exif, Field, In, Value};
+
+use crate::error::LibraryError;
+use crate::formats;
+use crate::preview;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Facts {
+    pub camera: Option<String>,
+    pub lens: Option<String>,
+    pub focal_mm: Option<f64>,
+    /// Exposure time in seconds, as the camera wrote it (numerator, denominator).
+    pub shutter: Option<(u32, u32)>,
+    pub aperture: Option<f64>,
+    pub iso: Option<u32>,
+    /// DateTimeOriginal as "YYYY-MM-DD HH:MM:SS" (the camera's clock, no zone).
+    pub taken: Option<String>,
+}
+
+// EXIF tag numbers (CIPA DC-008): matched by number, since a CR3's CMT2 block holds the EXIF
+// IFD's tags in its IFD0, where the reader files them under the TIFF context.
+const MAKE: u16 = 0x010F;
+const MODEL: u16 = 0x0110;
+const EXPOSURE_TIME: u16 = 0x829A;
+const F_NUMBER: u16 = 0x829D;
+const ISO: u16 = 0x8827;
+const DATE_TIME_ORIGINAL: u16 = 0x9003;
+const FOCAL_LENGTH: u16 = 0x920A;
+const LENS_MODEL: u16 = 0xA434;
+
+impl Facts {
+    pub fn is_empty(&self) -> bool {
+        *self == Facts::default()
+    }
+
+    /// What is known, in the order photographers read it: "Canon EOS R6 · RF24-105mm F4 L IS
+    /// USM · 105 mm · 1/250 s · f/4 · ISO 400 · 2020-10-27 13:40:12".
+    pub fn line(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        parts.extend(self.camera.clone());
+        parts.extend(self.lens.clone());
+        parts.extend(self.focal_mm.map(|f| format!("{} mm", trim(f, 1))));
+        parts.extend(self.shutter.map(shutter_words));
+        parts.extend(self.aperture.map(|a| format!("f/{}", trim(a, 1))));
+        parts.extend(self.iso.map(|i| format!("ISO {i}")));
+        parts.extend(self.taken.clone());
+        parts.join(" · ")
+    }
+}
+
+/// `v` with at most `places` decimals and no trailing zeros: 4 → "4", 2.8 → "2.8".
+fn trim(v: f64, places: usize) -> String {
+    let s = format!("{v:.places$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    } else {
+        s
+    }
+}
+
+/// "1/250 s" under a second, "2 s" or "1.3 s" from one.
+fn shutter_words((num, den): (u32, u32)) -> String {
+    let seconds = f64::from(num) / f64::from(den.max(1));
+    if seconds >= 1.0 || num == 0 {
+        format!("{} s", trim(seconds, 1))
+    } else {
+        format!("1/{} s", (1.0 / seconds).round())
+    }
+}
+
+/// The facts of the photo at `path`. A file with no EXIF anywhere has empty facts; only a
+/// file that cannot be read is an error.
+pub fn read(path: &Path) -> Result<Facts, LibraryError> {
+    let data = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+    Ok(from_bytes(&data, formats::is_raw(path)))
+}
+
+/// The facts in a file's bytes (`raw`: look in its previews too). Damaged EXIF gives what
+/// could be read of it.
+pub fn from_bytes(data: &[u8], raw: bool) -> Facts {
+    let mut found: Vec<Exif> = Vec::new();
+    found.extend(in_container(data));
+    for block in preview::exif_blocks(data) {
+        let Some(bytes) = data.get(block) else {
+            continue;
+        };
+        if bytes.starts_with(&[0xFF, 0xD8]) {
+            found.extend(in_container(bytes));
+        } else {
+            found.extend(exif::Reader::new().read_raw(bytes.to_vec()).ok());
+        }
+    }
+    if found.is_empty()
+        && raw
+        && let Ok(p) = preview::largest(data)
+        && let Some(jpeg) = data.get(p.range)
+    {
+        found.extend(in_container(jpeg));
+    }
+    facts_of(&found)
+}
+
+fn in_container(data: &[u8]) -> Option<Exif> {
+    let reader = exif::Reader::new();
+    match reader.read_from_container(&mut Cursor::new(data)) {
+        Ok(e) => Some(e),
+        // A damaged entry costs that entry, not the rest.
+        Err(e) => e.distill_partial_result(|_| {}).ok(),
+    }
+}
+
+fn facts_of(found: &[Exif]) -> Facts {
+    // The primary image's entry first, then any other (a CR3's EXIF block, a thumbnail's).
+    let field = |number: u16| {
+        let primary = found
+            .iter()
+            .flat_map(|e| e.fields())
+            .find(|f| f.tag.number() == number && f.ifd_num == In::PRIMARY);
+        primary.or_else(|| {
+            found
+                .iter()
+                .flat_map(|e| e.fields())
+                .find(|f| f.tag.number() == number)
+        })
+    };
+    let make = field(MAKE).and_then(text);
+    let model = field(MODEL).and_then(text);
+    Facts {
+        camera: camera(make, model),
+        lens: field(LENS_MODEL).and_then(text),
+        focal_mm: field(FOCAL_LENGTH).and_then(rational).map(|(n, d)| ratio(n, d)),
+        shutter: field(EXPOSURE_TIME)
+            .and_then(rational)
+            .filter(|&(_, d)| d > 0),
+        aperture: field(F_NUMBER)
+            .and_then(rational)
+            .map(|(n, d)| ratio(n, d))
+            .filter(|a| *a > 0.0),
+        iso: field(ISO)
+            .and_then(|f| f.value.get_uint(0))
+            .filter(|&i| i > 0),
+        taken: field(DATE_TIME_ORIGINAL).and_then(text).and_then(|t| date(&t)),
+    }
+}
+
+fn ratio(n: u32, d: u32) -> f64 {
+    f64::from(n) / f64::from(d.max(1))
+}
+
+fn text(f: &Field) -> Option<String> {
+    let Value::Ascii(parts) = &f.value else {
+        return None;
+    };
+    let s = String::from_utf8_lossy(parts.first()?);
+    let s = s.trim_matches(|c: char| c == '\0' || c.is_whitespace());
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn rational(f: &Field) -> Option<(u32, u32)> {
+    match &f.value {
+        Value::Rational(v) => v.first().map(|r| (r.num, r.denom)),
+        _ => None,
+    }
+}
+
+/// "Canon" + "Canon EOS R6" → "Canon EOS R6"; "NIKON CORPORATION" + "NIKON D850" → "NIKON
+/// D850"; "FUJIFILM" + "X-T4" → "FUJIFILM X-T4".
+fn camera(make: Option<String>, model: Option<String>) -> Option<String> {
+    match (make, model) {
+        (Some(make), Some(model)) => {
+            let brand = make.split_whitespace().next().unwrap_or("").to_lowercase();
+            if model.to_lowercase().starts_with(&brand) {
+                Some(model)
+            } else {
+                Some(format!("{make} {model}"))
+            }
+        }
+        (make, model) => model.or(make),
+    }
+}
+
+/// "2020:10:27 13:40:12" → "2020-10-27 13:40:12"; anything else (a blank "    :  :  ",
+/// which cameras without a clock write) is not a date.
+fn date(t: &str) -> Option<String> {
+    let b = t.as_bytes().get(..19)?;
+    let digit = |i: usize| b[i].is_ascii_digit();
+    let shaped = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+        .into_iter()
+        .all(digit)
+        && b[4] == b':'
+        && b[7] == b':'
+        && b[10] == b' '
+        && b[13] == b':'
+        && b[16] == b':';
+    // All ASCII now, so the slices below fall on characters.
+    shaped.then(|| format!("{}-{}-{}", &t[0..4], &t[5..7], &t[8..19]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_line_reads_as_photographers_write_it() {
+        let f = Facts {
+            camera: camera(Some("Canon".into()), Some("Canon EOS R6".into())),
+            lens: Some("RF24-105mm F4 L IS USM".into()),
+            focal_mm: Some(105.0),
+            shutter: Some((1, 250)),
+            aperture: Some(4.0),
+            iso: Some(400),
+            taken: date("2020:10:27 13:40:12"),
+        };
+        assert_eq!(
+            f.line(),
+            "Canon EOS R6 · RF24-105mm F4 L IS USM · 105 mm · 1/250 s · f/4 · ISO 400 · \
+             2020-10-27 13:40:12"
+        );
+        assert_eq!(shutter_words((13, 10)), "1.3 s");
+        assert_eq!(shutter_words((10, 4000)), "1/400 s");
+        assert_eq!(trim(2.8, 1), "2.8");
+        assert_eq!(
+            camera(Some("FUJIFILM".into()), Some("X-T4".into())).as_deref(),
+            Some("FUJIFILM X-T4")
+        );
+        assert_eq!(date("2020:10:27"), None);
+        assert_eq!(date("    :  :     :  :  "), None);
+        assert!(Facts::default().is_empty());
+    }
+
+    #[test]
+    fn bytes_without_exif_have_no_facts_and_no_error() {
+        assert!(from_bytes(b"not a photo", true).is_empty());
+        assert!(from_bytes(&[0xFF, 0xD8, 0xFF, 0xE1, 0x00], false).is_empty());
+    }
+}

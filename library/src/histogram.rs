@@ -1,0 +1,103 @@
+//! A photo's histogram and where it clips: the counts of each channel's 256 levels, and the
+//! pixels blown out (any channel at the top) or crushed (every channel at the bottom), as the
+//! share of the photo and as a mask the loupe lays over it.
+
+use image::RgbImage;
+
+/// A channel at or above this is blown out; every channel at or below `CRUSHED` is crushed.
+/// 8-bit previews put clipped highlights at 255, and sensor noise leaves crushed shadows a
+/// level or two above 0.
+pub const BLOWN: u8 = 255;
+pub const CRUSHED: u8 = 2;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Histogram {
+    /// Red, green and blue: how many pixels have each level.
+    pub channels: [[u32; 256]; 3],
+    pub pixels: u64,
+    pub blown: u64,
+    pub crushed: u64,
+}
+
+/// What a pixel is, for the clipping mask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clip {
+    None,
+    Blown,
+    Crushed,
+}
+
+pub fn clip(p: [u8; 3]) -> Clip {
+    if p.iter().any(|&c| c >= BLOWN) {
+        Clip::Blown
+    } else if p.iter().all(|&c| c <= CRUSHED) {
+        Clip::Crushed
+    } else {
+        Clip::None
+    }
+}
+
+impl Histogram {
+    pub fn of(img: &RgbImage) -> Histogram {
+        let mut h = Histogram {
+            channels: [[0; 256]; 3],
+            pixels: 0,
+            blown: 0,
+            crushed: 0,
+        };
+        for p in img.pixels() {
+            for (c, &v) in p.0.iter().enumerate() {
+                h.channels[c][usize::from(v)] += 1;
+            }
+            match clip(p.0) {
+                Clip::Blown => h.blown += 1,
+                Clip::Crushed => h.crushed += 1,
+                Clip::None => {}
+            }
+        }
+        h.pixels = u64::from(img.width()) * u64::from(img.height());
+        h
+    }
+
+    /// The share of the photo blown out and crushed, in percent.
+    pub fn clipped_percent(&self) -> (f64, f64) {
+        let n = self.pixels.max(1) as f64;
+        (
+            100.0 * self.blown as f64 / n,
+            100.0 * self.crushed as f64 / n,
+        )
+    }
+
+    /// The tallest level of any channel, the extremes left out (a clipped photo's spike at 0
+    /// or 255 would flatten the rest of the curve).
+    pub fn peak(&self) -> u32 {
+        self.channels
+            .iter()
+            .flat_map(|c| c[1..255].iter().copied())
+            .max()
+            .unwrap_or(0)
+            .max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_levels_and_clipping() {
+        let mut img = RgbImage::new(4, 1);
+        img.put_pixel(0, 0, image::Rgb([255, 10, 10]));
+        img.put_pixel(1, 0, image::Rgb([1, 2, 0]));
+        img.put_pixel(2, 0, image::Rgb([128, 128, 128]));
+        img.put_pixel(3, 0, image::Rgb([3, 0, 0]));
+        let h = Histogram::of(&img);
+        assert_eq!(h.pixels, 4);
+        assert_eq!((h.blown, h.crushed), (1, 1), "one channel at 3 is not crushed");
+        assert_eq!(h.channels[0][255], 1);
+        assert_eq!(h.channels[1][128], 1);
+        assert_eq!(h.clipped_percent(), (25.0, 25.0));
+        assert_eq!(h.peak(), 1);
+        assert_eq!(clip([200, 255, 0]), Clip::Blown);
+    }
+}
