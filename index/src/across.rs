@@ -74,7 +74,7 @@ pub fn rows(frames: &[Vec<FaceAt>]) -> Vec<Row> {
 }
 
 fn distance(a: (f32, f32), b: (f32, f32)) -> f32 {
-    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
+    (a.0 - b.0).hypot(a.1 - b.1)
 }
 
 /// The frames where everyone the frames show is in it, sharp (at least `sharp`) and with

@@ -28,7 +28,8 @@ pub enum Clip {
 }
 
 pub fn clip(p: [u8; 3]) -> Clip {
-    if p.iter().any(|&c| c >= BLOWN) {
+    // Widened, so the test still reads right if BLOWN is ever set below the top.
+    if p.iter().any(|&c| u16::from(c) >= u16::from(BLOWN)) {
         Clip::Blown
     } else if p.iter().all(|&c| c <= CRUSHED) {
         Clip::Crushed

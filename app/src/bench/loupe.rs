@@ -53,7 +53,7 @@ struct Report {
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
-    if !(a.rate > 0.0) {
+    if !a.rate.is_finite() || a.rate <= 0.0 {
         bail!("--rate must be above 0");
     }
     let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;

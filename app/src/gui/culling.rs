@@ -535,12 +535,9 @@ impl Culling {
     }
 
     fn look_across(&mut self, view: View) -> Vec<EntryId> {
-        if self.visible.len() < 2 {
-            return Vec::new();
-        }
-        self.view = view;
         let selected = self.targets();
         if selected.len() >= 2 {
+            self.view = view;
             if let Some(first) = self.position_of(self.id(selected[0])) {
                 self.select(first, SelectHow::Only);
             }
@@ -550,10 +547,16 @@ impl Culling {
             .selected_index()
             .and_then(|i| self.entries[i].analysis.as_ref())
             .and_then(|a| a.burst.as_ref())
+            .filter(|b| b.size >= 2)
             .map(|b| b.id);
         let Some(burst) = burst else {
+            // The photo and the next, where there is a next.
+            if self.visible.len() >= 2 {
+                self.view = view;
+            }
             return Vec::new();
         };
+        self.view = view;
         if self.expanded_bursts.insert(burst) {
             self.refilter();
         }

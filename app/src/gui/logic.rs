@@ -11,7 +11,7 @@ use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
 use super::state::{DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
-use super::workers::{CatalogReport, Made, Want};
+use super::workers::{CatalogReport, FullMade, Made, Want};
 
 /// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
 /// image work, so it is kept small).
@@ -179,13 +179,14 @@ impl DarkRoom {
                 )
             };
             let picture = match done.result {
-                Ok(Made::Full {
-                    size,
-                    tiles,
-                    facts,
-                    histogram,
-                    clipping,
-                }) => {
+                Ok(Made::Full(made)) => {
+                    let FullMade {
+                        size,
+                        tiles,
+                        facts,
+                        histogram,
+                        clipping,
+                    } = *made;
                     let tiles = tiles
                         .into_iter()
                         .enumerate()

@@ -309,6 +309,16 @@ impl DarkRoom {
                 .gallery
                 .iter()
                 .all(|p| !p.thumb.waiting() && !p.loupe.waiting())
+            && (self.cull.view != View::Compare
+                || self.comparison.panes(&self.cull).iter().all(|&id| {
+                    self.comparison.zoom_of(id, &self.zoom).is_fit()
+                        || self.gallery.get(id).is_some_and(|p| {
+                            !matches!(
+                                p.full,
+                                super::pictures::Slot::None | super::pictures::Slot::Requested
+                            )
+                        })
+                }))
             && (self.cull.view != View::People
                 || self.comparison.panes(&self.cull).iter().all(|&id| {
                     self.gallery.get(id).is_some_and(|p| {

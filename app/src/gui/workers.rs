@@ -79,13 +79,15 @@ pub enum Made {
     Picture { side: u32, image: image::RgbImage },
     /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
     /// uploads them.
-    Full {
-        size: egui::Vec2,
-        tiles: Vec<(egui::Rect, egui::ColorImage)>,
-        facts: darkroom_library::facts::Facts,
-        histogram: darkroom_library::histogram::Histogram,
-        clipping: egui::ColorImage,
-    },
+    Full(Box<FullMade>),
+}
+
+pub struct FullMade {
+    pub size: egui::Vec2,
+    pub tiles: Vec<(egui::Rect, egui::ColorImage)>,
+    pub facts: darkroom_library::facts::Facts,
+    pub histogram: darkroom_library::histogram::Histogram,
+    pub clipping: egui::ColorImage,
 }
 
 /// Full-resolution tiles are at most this many pixels a side: every GPU wgpu runs on takes a
@@ -137,13 +139,13 @@ fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::Librar
             mask.pixels[at] = mark;
         }
     }
-    Ok(Made::Full {
+    Ok(Made::Full(Box::new(FullMade {
         size: egui::vec2(w as f32, h as f32),
         tiles,
         facts,
         histogram: Histogram::of(&img),
         clipping: mask,
-    })
+    })))
 }
 
 /// The thumbnail pool: `threads` workers pull jobs from one bounded queue. Jobs of a folder no

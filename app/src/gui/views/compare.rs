@@ -38,7 +38,8 @@ pub fn compare_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intent
         let (col, row) = (k % cols, k / cols);
         let min = area.min + vec2(col as f32 * (cell.x + gap), row as f32 * (cell.y + gap));
         let rect = Rect::from_min_size(min, cell);
-        let mut pane = ui.new_child(UiBuilder::new().max_rect(rect));
+        // Salted by the photo: each pane's widgets (its navigator) have ids of their own.
+        let mut pane = ui.new_child(UiBuilder::new().id_salt(id).max_rect(rect));
         let pinned = app.comparison.pinned == Some(id);
         let unlocked = app.comparison.is_unlocked(id);
         pane.horizontal(|ui| {
@@ -58,7 +59,7 @@ pub fn compare_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intent
                 rect,
                 2.0,
                 egui::Stroke::new(2.0, ui.visuals().selection.stroke.color),
-                egui::StrokeKind::Inside,
+                egui::StrokeKind::Outside,
             );
         }
         if drawn.clicked

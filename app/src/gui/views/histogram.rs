@@ -59,6 +59,6 @@ pub fn histogram_ui(ui: &egui::Ui, pane: Rect, h: &Histogram) {
         }
     }
     let label = format!("histogram {words}");
-    ui.interact(rect, ui.id().with("histogram"), egui::Sense::hover())
+    ui.interact(rect, ui.scope_id().with("histogram"), egui::Sense::hover())
         .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, &label));
 }

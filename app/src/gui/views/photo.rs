@@ -85,7 +85,7 @@ fn draw(
     response
         .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, format!("photo {words}")));
     if !zoom.is_fit() {
-        let galley = painter.layout_no_wrap(words, theme::CAPTION_TEXT, Color32::WHITE);
+        let galley = painter.layout_no_wrap(words, egui::FontId::proportional(theme::CAPTION_TEXT), Color32::WHITE);
         let at = pane.left_top() + vec2(8.0, 8.0);
         painter.rect_filled(
             Rect::from_min_size(at, galley.size()).expand(4.0),
@@ -147,7 +147,7 @@ fn navigator_ui(
     if !placed.pane.contains_rect(rect) {
         return;
     }
-    let response = ui.interact(rect, ui.id().with("navigator"), Sense::click_and_drag());
+    let response = ui.interact(rect, ui.scope_id().with("navigator"), Sense::click_and_drag());
     let painter = ui.painter_at(placed.pane);
     painter.rect_filled(rect.expand(2.0), 2.0, theme::OVERLAY_FILL);
     if let Some(tex) = picture {
