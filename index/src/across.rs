@@ -42,9 +42,7 @@ pub fn rows(frames: &[Vec<FaceAt>]) -> Vec<Row> {
             let by_place = || {
                 rows.iter()
                     .enumerate()
-                    .filter(|(r, row)| {
-                        !taken[*r] && (f.person.is_none() || row.person.is_none())
-                    })
+                    .filter(|(r, row)| !taken[*r] && (f.person.is_none() || row.person.is_none()))
                     .map(|(r, _)| (r, distance(last[r], f.center)))
                     .filter(|&(_, d)| d <= SAME_PLACE)
                     .min_by(|a, b| a.1.total_cmp(&b.1))
@@ -111,7 +109,10 @@ mod tests {
         let frames = vec![
             vec![face(Some(7), 0.2, 90.0, false), face(None, 0.7, 80.0, true)],
             // Listed the other way round, and the second person moved a little.
-            vec![face(None, 0.72, 85.0, false), face(Some(7), 0.21, 95.0, false)],
+            vec![
+                face(None, 0.72, 85.0, false),
+                face(Some(7), 0.21, 95.0, false),
+            ],
             // Someone new walks in; person 7 is blurry.
             vec![
                 face(Some(7), 0.2, 10.0, false),

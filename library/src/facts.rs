@@ -97,7 +97,7 @@ pub fn from_bytes(data: &[u8], raw: bool) -> Facts {
         if bytes.starts_with(&[0xFF, 0xD8]) {
             found.extend(in_container(bytes));
         } else {
-            found.extend(exif::Reader::new().read_raw(bytes.to_vec()).ok());
+            found.extend(tolerant(reader().read_raw(bytes.to_vec())));
         }
     }
     if found.is_empty()
@@ -110,13 +110,19 @@ pub fn from_bytes(data: &[u8], raw: bool) -> Facts {
     facts_of(&found)
 }
 
+/// A reader that goes on past a damaged entry: it costs that entry, not the rest.
+fn reader() -> exif::Reader {
+    let mut r = exif::Reader::new();
+    r.continue_on_error(true);
+    r
+}
+
+fn tolerant(read: Result<Exif, exif::Error>) -> Option<Exif> {
+    read.or_else(|e| e.distill_partial_result(|_| {})).ok()
+}
+
 fn in_container(data: &[u8]) -> Option<Exif> {
-    let reader = exif::Reader::new();
-    match reader.read_from_container(&mut Cursor::new(data)) {
-        Ok(e) => Some(e),
-        // A damaged entry costs that entry, not the rest.
-        Err(e) => e.distill_partial_result(|_| {}).ok(),
-    }
+    tolerant(reader().read_from_container(&mut Cursor::new(data)))
 }
 
 fn facts_of(found: &[Exif]) -> Facts {
@@ -138,7 +144,9 @@ fn facts_of(found: &[Exif]) -> Facts {
     Facts {
         camera: camera(make, model),
         lens: field(LENS_MODEL).and_then(text),
-        focal_mm: field(FOCAL_LENGTH).and_then(rational).map(|(n, d)| ratio(n, d)),
+        focal_mm: field(FOCAL_LENGTH)
+            .and_then(rational)
+            .map(|(n, d)| ratio(n, d)),
         shutter: field(EXPOSURE_TIME)
             .and_then(rational)
             .filter(|&(_, d)| d > 0),
@@ -149,7 +157,9 @@ fn facts_of(found: &[Exif]) -> Facts {
         iso: field(ISO)
             .and_then(|f| f.value.get_uint(0))
             .filter(|&i| i > 0),
-        taken: field(DATE_TIME_ORIGINAL).and_then(text).and_then(|t| date(&t)),
+        taken: field(DATE_TIME_ORIGINAL)
+            .and_then(text)
+            .and_then(|t| date(&t)),
     }
 }
 

@@ -94,7 +94,11 @@ mod tests {
         img.put_pixel(3, 0, image::Rgb([3, 0, 0]));
         let h = Histogram::of(&img);
         assert_eq!(h.pixels, 4);
-        assert_eq!((h.blown, h.crushed), (1, 1), "one channel at 3 is not crushed");
+        assert_eq!(
+            (h.blown, h.crushed),
+            (1, 1),
+            "one channel at 3 is not crushed"
+        );
         assert_eq!(h.channels[0][255], 1);
         assert_eq!(h.channels[1][128], 1);
         assert_eq!(h.clipped_percent(), (25.0, 25.0));

@@ -105,6 +105,23 @@ fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
         "a filmstrip click shows that photo"
     );
     h.snapshot("loupe_filmstrip");
+
+    // J marks where the photo clips (red blown out, blue crushed); the histogram says how much.
+    h.key_press(Key::J);
+    settle(&mut h);
+    assert!(h.state().show_clipping);
+    let words = {
+        use egui_kittest::kittest::NodeT;
+        h.get_by_label_contains("histogram blown")
+            .accesskit_node()
+            .label()
+            .unwrap_or_default()
+    };
+    assert!(
+        words.contains("crushed") && !words.contains("crushed 0.0 %"),
+        "{words}"
+    );
+    h.snapshot("loupe_clipping");
 }
 
 /// Index rows as the index job writes them, for a shoot whose first three frames are a burst

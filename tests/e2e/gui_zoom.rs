@@ -77,7 +77,12 @@ fn index_row(dir: &Path, path: &Path) {
 
 /// The largest difference of any channel between the rendered screen and the photo, over a
 /// 160×120 block of the pane's middle, with the photo's pixel `shift` further right.
-fn difference(screen: &image::RgbaImage, full: &image::RgbImage, placed: (Pos2, Pos2), shift: u32) -> u8 {
+fn difference(
+    screen: &image::RgbaImage,
+    full: &image::RgbImage,
+    placed: (Pos2, Pos2),
+    shift: u32,
+) -> u8 {
     let (pane_center, photo_min) = placed;
     let mut worst = 0;
     for dy in 0..120 {
@@ -117,7 +122,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
     let fit = h.state().loupe_placed().expect("the loupe drew the photo");
-    assert!(fit.photo.width() < fit.pane.width() + 0.5, "fit: the whole photo shows");
+    assert!(
+        fit.photo.width() < fit.pane.width() + 0.5,
+        "fit: the whole photo shows"
+    );
 
     // Z with the pointer on the photo: 100 % with that point in the middle.
     let aim = fit.photo.min + vec2(0.25 * fit.photo.width(), 0.5 * fit.photo.height());
@@ -126,9 +134,16 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     h.key_press(Key::Z);
     settle(&mut h);
     let at = h.state().loupe_placed().expect("placed");
-    assert_eq!(at.photo.size(), vec2(BIG.0 as f32, BIG.1 as f32), "one photo pixel per pixel");
+    assert_eq!(
+        at.photo.size(),
+        vec2(BIG.0 as f32, BIG.1 as f32),
+        "one photo pixel per pixel"
+    );
     let middle = at.point_at(at.pane.center()).expect("over the photo");
-    assert!((middle.x - 0.25).abs() < 0.002 && (middle.y - 0.5).abs() < 0.002, "{middle:?}");
+    assert!(
+        (middle.x - 0.25).abs() < 0.002 && (middle.y - 0.5).abs() < 0.002,
+        "{middle:?}"
+    );
     h.get_by_label("photo 100 %");
 
     // What is on screen is the photo's own pixels (the GPU's sRGB round trip may move a
@@ -138,7 +153,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     let own = difference(&screen, &full, mapping, 0);
     assert!(own <= 2, "the loupe differs from the full decode by {own}");
     let off = difference(&screen, &full, mapping, 1);
-    assert!(off > 20, "a pixel to the side differs by only {off}: the test could not fail");
+    assert!(
+        off > 20,
+        "a pixel to the side differs by only {off}: the test could not fail"
+    );
 
     // A pan key moves a quarter of the pane; a drag moves with the pointer.
     h.key_press_modifiers(Modifiers::COMMAND, Key::ArrowRight);
@@ -157,7 +175,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     settle(&mut h);
     let dragged = h.state().loupe_placed().expect("placed");
     let moved = dragged.photo.min - panned.photo.min;
-    assert!((moved - vec2(-120.0, -80.0)).length() < 2.0, "dragged {moved:?}");
+    assert!(
+        (moved - vec2(-120.0, -80.0)).length() < 2.0,
+        "dragged {moved:?}"
+    );
 
     // The navigator: a click at its top-left corner shows the photo's top-left corner.
     let nav = h.get_by_label("navigator").rect();
@@ -167,7 +188,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     h.drop_at(nav.min + vec2(1.0, 1.0));
     settle(&mut h);
     let corner = h.state().loupe_placed().expect("placed");
-    assert!((corner.photo.min - corner.pane.min).length() < 1.5, "{corner:?}");
+    assert!(
+        (corner.photo.min - corner.pane.min).length() < 1.5,
+        "{corner:?}"
+    );
 
     // A click on the face's close-up zooms to it at 100 %; Shift+Z goes to 200 % there.
     h.get_by_label("face 1 close-up").click();
@@ -178,7 +202,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
         (FACE[0] + FACE[2]) / 2.0 / BIG.0 as f32,
         (FACE[1] + FACE[3]) / 2.0 / BIG.1 as f32,
     );
-    assert!((mid - want).length() < 0.002, "{mid:?} is not the face {want:?}");
+    assert!(
+        (mid - want).length() < 0.002,
+        "{mid:?} is not the face {want:?}"
+    );
     h.snapshot("loupe_100_navigator");
     h.hover_at(pos2(2.0, 2.0));
     h.key_press_modifiers(Modifiers::SHIFT, Key::Z);
@@ -198,7 +225,10 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     }
 }
 
-fn photo_labels(h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>, words: &str) -> usize {
+fn photo_labels(
+    h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>,
+    words: &str,
+) -> usize {
     h.query_all_by_label(&format!("photo {words}")).count()
 }
 
@@ -226,18 +256,33 @@ fn compare_shows_a_selection_zoomed_together_with_a_pinned_pane_and_decides_from
 
     // The second pane pinned as the best so far: it comes first.
     let second = &crate::gui::PHOTOS[1];
-    h.get_all_by_label("Pin as best").nth(1).expect("a pin button").click();
+    h.get_all_by_label("Pin as best")
+        .nth(1)
+        .expect("a pin button")
+        .click();
     settle(&mut h);
     assert_eq!(
         h.state().comparison.pinned,
-        h.state().cull.entries().iter().position(|p| p.file_name() == *second).map(|i| h.state().cull.id(i))
+        h.state()
+            .cull
+            .entries()
+            .iter()
+            .position(|p| p.file_name() == *second)
+            .map(|i| h.state().cull.id(i))
     );
     // The third pane on its own zoom: 200 % there, 100 % elsewhere.
-    h.get_all_by_label("Zoom locked").nth(2).expect("a lock button").click();
+    h.get_all_by_label("Zoom locked")
+        .nth(2)
+        .expect("a lock button")
+        .click();
     settle(&mut h);
     let panes = h.state().comparison.panes(&h.state().cull);
     assert_eq!(panes.len(), 3);
-    let third = h.get_all_by_label("photo 100 %").nth(2).expect("third pane").rect();
+    let third = h
+        .get_all_by_label("photo 100 %")
+        .nth(2)
+        .expect("third pane")
+        .rect();
     h.hover_at(third.center());
     h.run_steps(2);
     h.key_press_modifiers(Modifiers::SHIFT, Key::Z);
@@ -247,7 +292,10 @@ fn compare_shows_a_selection_zoomed_together_with_a_pinned_pane_and_decides_from
     h.snapshot("compare_3up_pinned");
 
     // A click makes a pane the one decided on; the decision moves on to the next pane.
-    h.get_all_by_label("photo 100 %").nth(1).expect("a locked pane").click();
+    h.get_all_by_label("photo 100 %")
+        .nth(1)
+        .expect("a locked pane")
+        .click();
     settle(&mut h);
     let decided = h.state().cull.selected_id().expect("a photo");
     h.key_press(Key::P);
@@ -255,7 +303,10 @@ fn compare_shows_a_selection_zoomed_together_with_a_pinned_pane_and_decides_from
     let photo = h.state().cull.get(decided).expect("photo");
     assert_eq!(photo.decision.flag, darkroom_catalog::Flag::Pick);
     assert_ne!(h.state().cull.selected_id(), Some(decided), "moved on");
-    assert!(panes.contains(&h.state().cull.selected_id().expect("a photo")), "to another pane");
+    assert!(
+        panes.contains(&h.state().cull.selected_id().expect("a photo")),
+        "to another pane"
+    );
 }
 
 /// Two people (Einstein and a man to his left, boxes in the 3000×2171 Solvay photo) across a
@@ -325,7 +376,11 @@ fn people_across_a_burst_show_who_is_sharp_with_open_eyes_and_a_column_picks_its
     burst_rows(dir.path(), &frames);
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
-    assert_eq!(h.state().cull.visible.len(), 1, "the burst shows as one frame");
+    assert_eq!(
+        h.state().cull.visible.len(),
+        1,
+        "the burst shows as one frame"
+    );
     h.key_press(Key::E);
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::People);
@@ -340,12 +395,19 @@ fn people_across_a_burst_show_who_is_sharp_with_open_eyes_and_a_column_picks_its
     h.snapshot("people_across_burst");
     h.get_by_label("Pick this frame burst_2.jpg").click();
     settle(&mut h);
-    let picked = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::WithExtension)
-        .expect("catalog")
-        .decision(&frames[1])
-        .expect("query")
-        .unwrap_or_default();
-    assert_eq!(picked.flag, darkroom_catalog::Flag::Pick, "the column's frame is picked");
+    let picked = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("catalog")
+    .decision(&frames[1])
+    .expect("query")
+    .unwrap_or_default();
+    assert_eq!(
+        picked.flag,
+        darkroom_catalog::Flag::Pick,
+        "the column's frame is picked"
+    );
     let sidecar = std::fs::read_to_string(folder.join("burst_2.jpg.xmp")).expect("sidecar");
     assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
 }

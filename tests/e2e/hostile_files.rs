@@ -528,8 +528,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 /// The facts beside the photo (camera, lens, focal length, shutter, aperture, ISO, capture time)
 /// against exiftool's reading of the same tags, over the whole set: never a different value;
-/// every fact of the real camera RAWs; and most facts of every file whose EXIF exiftool reads
-/// without complaint.
+/// every fact of the real camera RAWs; and, of the files DarkRoom opens as photos, nearly
+/// every fact exiftool finds. (What is left: PNGs whose EXIF ImageMagick wrote as a hex text
+/// chunk, which is no EXIF container, and one crash reproducer.)
 #[test]
 fn the_facts_beside_the_photo_match_exiftool() {
     use darkroom_library::facts;
@@ -556,7 +557,13 @@ fn the_facts_beside_the_photo_match_exiftool() {
     let (mut agreed, mut missing, mut wrong) = (0, Vec::new(), Vec::new());
     for v in &all {
         let file = PathBuf::from(v["SourceFile"].as_str().expect("SourceFile"));
-        let name = file.file_name().expect("name").to_string_lossy().into_owned();
+        let name = file
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        let photo =
+            darkroom_library::formats::is_raster(&file) || darkroom_library::formats::is_raw(&file);
         let ours = match facts::read(&file) {
             Ok(f) => f,
             Err(e) => panic!("{name}: {e}"),
@@ -569,14 +576,17 @@ fn the_facts_beside_the_photo_match_exiftool() {
                 .filter(|s| !s.is_empty())
         };
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
-        let mut check = |what: &str, theirs: Option<String>, ours: Option<String>, same: bool| {
-            match (theirs, ours) {
-                (Some(_), Some(_)) if same => agreed += 1,
+        let mut check =
+            |what: &str, theirs: Option<String>, ours: Option<String>, same: bool| match (
+                theirs, ours,
+            ) {
+                (Some(_), Some(_)) if same => agreed += usize::from(photo),
                 (Some(t), Some(o)) => wrong.push(format!("{name}: {what} {o:?}, exiftool {t:?}")),
-                (Some(t), None) => missing.push(format!("{name}: {what} (exiftool {t:?})")),
+                (Some(t), None) if photo => {
+                    missing.push(format!("{name}: {what} (exiftool {t:?})"));
+                }
                 _ => {}
-            }
-        };
+            };
         let model = text("Model");
         check(
             "camera",
@@ -622,14 +632,22 @@ fn the_facts_beside_the_photo_match_exiftool() {
             theirs_date == ours.taken,
         );
     }
-    assert!(wrong.is_empty(), "facts that differ from exiftool's:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "facts that differ from exiftool's:\n{}",
+        wrong.join("\n")
+    );
     let raws: Vec<_> = missing
         .iter()
         .filter(|m| m.starts_with("Canon-R6-pruned.CR3") || m.starts_with("IMG_1361.dng"))
         .collect();
     assert!(raws.is_empty(), "facts of the real RAWs not read: {raws:?}");
+    eprintln!(
+        "{agreed} facts of photos agree with exiftool's, {} not read",
+        missing.len()
+    );
     assert!(
-        agreed >= 10 * missing.len() && agreed >= 200,
+        agreed >= 10 * missing.len() && agreed >= 300,
         "{agreed} facts agree, {} not read:\n{}",
         missing.len(),
         missing.join("\n")

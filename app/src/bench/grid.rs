@@ -75,7 +75,12 @@ impl Subject {
     /// One frame with these key presses; its UI pass and tessellation in ms.
     fn frame(&mut self, keys: &[egui::Key]) -> f64 {
         let started = Instant::now();
-        std::hint::black_box(super::headless_frame(&self.ctx, &mut self.app, SCREEN, keys));
+        std::hint::black_box(super::headless_frame(
+            &self.ctx,
+            &mut self.app,
+            SCREEN,
+            keys,
+        ));
         started.elapsed().as_secs_f64() * 1e3
     }
 

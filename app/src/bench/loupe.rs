@@ -73,7 +73,10 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     }
     let photos = app.cull.visible.len();
     if photos < 3 {
-        bail!("{} has {photos} photos; the walk needs 3 or more", a.folder.display());
+        bail!(
+            "{} has {photos} photos; the walk needs 3 or more",
+            a.folder.display()
+        );
     }
     frame(&mut app, &[egui::Key::Enter]);
     let until = |app: &mut DarkRoom, done: &dyn Fn(&DarkRoom) -> bool| -> bool {
@@ -110,7 +113,10 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             frame(&mut app, &[]);
         }
         let (Some(seen), Some(sharp)) = (seen.or(sharp), sharp) else {
-            bail!("photo {} never reached full resolution", app.cull.selected + 1);
+            bail!(
+                "photo {} never reached full resolution",
+                app.cull.selected + 1
+            );
         };
         screen.push(seen.as_secs_f64() * 1e3);
         full.push(sharp.as_secs_f64() * 1e3);
@@ -139,13 +145,19 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             "{} steps at {}/s over {} photos",
             report.steps, report.rate_per_s, report.photos
         );
-        for (what, l) in [("screen resolution", &report.screen), ("full resolution", &report.full)] {
+        for (what, l) in [
+            ("screen resolution", &report.screen),
+            ("full resolution", &report.full),
+        ] {
             println!(
                 "  key → {what}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
                 l.p50_ms, l.p95_ms, l.max_ms
             );
         }
-        println!("  full resolution after the next key was due: {} steps", report.late_full);
+        println!(
+            "  full resolution after the next key was due: {} steps",
+            report.late_full
+        );
         match report.peak_rss_mib {
             Some(m) => println!("  peak RSS {m:.0} MiB"),
             None => println!("  peak RSS: not measured on this system"),

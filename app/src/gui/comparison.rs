@@ -56,7 +56,8 @@ impl Comparison {
         match self.pinned {
             Some(pin) => {
                 let other = if cull.visible_id(at) == Some(pin) {
-                    cull.visible_id(at + 1).or(at.checked_sub(1).and_then(|v| cull.visible_id(v)))
+                    cull.visible_id(at + 1)
+                        .or(at.checked_sub(1).and_then(|v| cull.visible_id(v)))
                 } else {
                     cull.visible_id(at)
                 };
@@ -75,7 +76,9 @@ impl Comparison {
         let at = cull.selected;
         if self.has_members() {
             let panes = self.panes(cull);
-            let here = cull.selected_id().and_then(|id| panes.iter().position(|&p| p == id));
+            let here = cull
+                .selected_id()
+                .and_then(|id| panes.iter().position(|&p| p == id));
             let to = match here {
                 Some(k) => k.checked_add_signed(by)?,
                 None => 0,

@@ -941,7 +941,11 @@ mod tests {
         let mut pair = Comparison::default();
         pair.start(Vec::new());
         c.select(0, SelectHow::Only);
-        assert_eq!(pair.panes(&c), vec![c.id(0), c.id(1)], "the photo and the next");
+        assert_eq!(
+            pair.panes(&c),
+            vec![c.id(0), c.id(1)],
+            "the photo and the next"
+        );
         pair.toggle_pin(c.id(1));
         assert_eq!(pair.panes(&c), vec![c.id(1), c.id(0)]);
         assert_eq!(pair.step(&c, 1), Some(2), "past the pinned photo");
@@ -956,10 +960,18 @@ mod tests {
         assert!(c.set_analysis(gen_, rows, HashMap::new()));
         c.view = View::Grid;
         c.select(2, SelectHow::Only);
-        assert_eq!(c.selected_index(), Some(3), "the suggested frame stands for the burst");
+        assert_eq!(
+            c.selected_index(),
+            Some(3),
+            "the suggested frame stands for the burst"
+        );
         assert_eq!(c.compare(), vec![c.id(2), c.id(3), c.id(4)]);
         assert_eq!(c.visible, vec![0, 1, 2, 3, 4], "the burst is open");
-        assert_eq!(c.selected_index(), Some(3), "still the frame that was shown");
+        assert_eq!(
+            c.selected_index(),
+            Some(3),
+            "still the frame that was shown"
+        );
     }
 
     #[test]

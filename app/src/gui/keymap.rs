@@ -196,7 +196,12 @@ pub const KEYMAP: &[Binding] = &[
         "Ctrl+→",
         "Loupe zoomed: look further right",
     ),
-    ctrl(Key::ArrowUp, Action::PanUp, "Ctrl+↑", "Loupe zoomed: look further up"),
+    ctrl(
+        Key::ArrowUp,
+        Action::PanUp,
+        "Ctrl+↑",
+        "Loupe zoomed: look further up",
+    ),
     ctrl(
         Key::ArrowDown,
         Action::PanDown,

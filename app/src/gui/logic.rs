@@ -171,13 +171,8 @@ impl DarkRoom {
                 // Asked for by a folder no longer open.
                 continue;
             };
-            let name = |what: &str| {
-                format!(
-                    "photo-{}-{}-{what}",
-                    done.id.generation(),
-                    done.id.index()
-                )
-            };
+            let name =
+                |what: &str| format!("photo-{}-{}-{what}", done.id.generation(), done.id.index());
             let picture = match done.result {
                 Ok(Made::Full(made)) => {
                     let FullMade {
@@ -191,7 +186,10 @@ impl DarkRoom {
                         .into_iter()
                         .enumerate()
                         .map(|(k, (at, pixels))| {
-                            (at, ctx.load_texture(name(&format!("full-{k}")), pixels, FULL_PIXELS))
+                            (
+                                at,
+                                ctx.load_texture(name(&format!("full-{k}")), pixels, FULL_PIXELS),
+                            )
                         })
                         .collect();
                     let clipping = ctx.load_texture(name("clipping"), clipping, CLIPPING_PIXELS);
@@ -207,8 +205,11 @@ impl DarkRoom {
                 Ok(Made::Picture { side, image }) => {
                     let size = [image.width() as usize, image.height() as usize];
                     let color = egui::ColorImage::from_rgb(size, image.as_raw());
-                    let texture =
-                        ctx.load_texture(name(&side.to_string()), color, egui::TextureOptions::LINEAR);
+                    let texture = ctx.load_texture(
+                        name(&side.to_string()),
+                        color,
+                        egui::TextureOptions::LINEAR,
+                    );
                     (side, Picture::Ready(texture))
                 }
                 // The preview stays on screen; the loupe says why it is not sharper.
@@ -218,7 +219,9 @@ impl DarkRoom {
                 }
                 Err(err) => {
                     self.cull.set_error(done.id, err.clone());
-                    let Want::Side(side) = done.want else { continue };
+                    let Want::Side(side) = done.want else {
+                        continue;
+                    };
                     (side, Picture::Failed(err))
                 }
             };

@@ -322,7 +322,10 @@ impl DarkRoom {
             && (self.cull.view != View::People
                 || self.comparison.panes(&self.cull).iter().all(|&id| {
                     self.gallery.get(id).is_some_and(|p| {
-                        !matches!(p.faces, super::pictures::Faces::None | super::pictures::Faces::Requested)
+                        !matches!(
+                            p.faces,
+                            super::pictures::Faces::None | super::pictures::Faces::Requested
+                        )
                     })
                 }))
             && (matches!(self.cull.view, View::Grid | View::People)
@@ -333,8 +336,7 @@ impl DarkRoom {
                             && (self.cull.view != View::Loupe
                                 || !matches!(
                                     p.full,
-                                    super::pictures::Full::None
-                                        | super::pictures::Full::Requested
+                                    super::pictures::Full::None | super::pictures::Full::Requested
                                 ))
                     })
                 }))

@@ -76,7 +76,10 @@ pub struct ThumbDone {
 }
 
 pub enum Made {
-    Picture { side: u32, image: image::RgbImage },
+    Picture {
+        side: u32,
+        image: image::RgbImage,
+    },
     /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
     /// uploads them.
     Full(Box<FullMade>),
@@ -123,10 +126,7 @@ fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::Librar
     }
     let block = w.max(h).div_ceil(CLIPPING_SIDE).max(1);
     let (mw, mh) = (w.div_ceil(block), h.div_ceil(block));
-    let mut mask = egui::ColorImage::filled(
-        [mw as usize, mh as usize],
-        egui::Color32::TRANSPARENT,
-    );
+    let mut mask = egui::ColorImage::filled([mw as usize, mh as usize], egui::Color32::TRANSPARENT);
     for (x, y, p) in img.enumerate_pixels() {
         let mark = match clip(p.0) {
             Clip::Blown => BLOWN_MARK,

@@ -152,9 +152,17 @@ mod tests {
         assert!((r.height() - 533.333).abs() < 0.01);
         assert_eq!(r.center(), pane().center());
         let small = place(&z, pane(), vec2(300.0, 200.0), 1.0);
-        assert_eq!(small.size(), vec2(300.0, 200.0), "a small photo is not blown up");
+        assert_eq!(
+            small.size(),
+            vec2(300.0, 200.0),
+            "a small photo is not blown up"
+        );
         let hidpi = place(&z, pane(), vec2(300.0, 200.0), 2.0);
-        assert_eq!(hidpi.size(), vec2(150.0, 100.0), "100 % is per physical pixel");
+        assert_eq!(
+            hidpi.size(),
+            vec2(150.0, 100.0),
+            "100 % is per physical pixel"
+        );
     }
 
     #[test]
@@ -167,7 +175,10 @@ mod tests {
         let p = r.min + vec2(0.25 * 6000.0, 0.5 * 4000.0);
         assert!((p - pane().center()).length() < 1.0, "{p:?}");
         assert_eq!(r.min.x, r.min.x.round());
-        let placed = Placed { pane: pane(), photo: r };
+        let placed = Placed {
+            pane: pane(),
+            photo: r,
+        };
         let at = placed.point_at(pane().center()).expect("over the photo");
         assert!((at.x - 0.25).abs() < 1e-3 && (at.y - 0.5).abs() < 1e-3);
         z.toggle(FULL, None);
@@ -179,8 +190,15 @@ mod tests {
         let mut z = Zoom::default();
         z.toggle(FULL, Some(pos2(0.0, 0.0)));
         let r = place(&z, pane(), vec2(6000.0, 4000.0), 1.0);
-        assert_eq!(r.min, pane().min, "a corner asked for shows the corner, no void");
-        let placed = Placed { pane: pane(), photo: r };
+        assert_eq!(
+            r.min,
+            pane().min,
+            "a corner asked for shows the corner, no void"
+        );
+        let placed = Placed {
+            pane: pane(),
+            photo: r,
+        };
         // Far past the edge, then back: the way back moves the view at once.
         for _ in 0..10 {
             z.pan(vec2(500.0, 0.0), &placed);
@@ -189,7 +207,11 @@ mod tests {
         z.pan(vec2(-100.0, 0.0), &placed);
         let back = place(&z, pane(), vec2(6000.0, 4000.0), 1.0);
         assert!((back.min.x - (stuck.min.x - 100.0)).abs() < 1.0);
-        let v = Placed { pane: pane(), photo: back }.visible();
+        let v = Placed {
+            pane: pane(),
+            photo: back,
+        }
+        .visible();
         assert!(v.min.x >= 0.0 && v.max.x <= 1.0);
     }
 
@@ -198,13 +220,20 @@ mod tests {
         let mut z = Zoom::default();
         z.toggle(FULL, Some(pos2(0.5, 0.5)));
         let r = place(&z, pane(), vec2(6000.0, 4000.0), 1.0);
-        let placed = Placed { pane: pane(), photo: r };
+        let placed = Placed {
+            pane: pane(),
+            photo: r,
+        };
         z.pan_step(vec2(1.0, 0.0), &placed);
         let moved = place(&z, pane(), vec2(6000.0, 4000.0), 1.0);
         assert_eq!(moved.min.x, r.min.x - 200.0, "a quarter of 800 points");
         let mut small = Zoom::default();
         small.toggle(DOUBLE, Some(pos2(0.9, 0.9)));
         let r = place(&small, pane(), vec2(300.0, 200.0), 1.0);
-        assert_eq!(r.center(), pane().center(), "a photo smaller than the pane stays central");
+        assert_eq!(
+            r.center(),
+            pane().center(),
+            "a photo smaller than the pane stays central"
+        );
     }
 }

@@ -105,7 +105,12 @@ fn frame_header_ui(
         ui.horizontal(|ui| {
             ui.label(RichText::new(photo.file_name()).small());
             let mut job = egui::text::LayoutJob::default();
-            super::badge::append_glyphs(&mut job, photo, theme::CELL_TEXT, ui.visuals().text_color());
+            super::badge::append_glyphs(
+                &mut job,
+                photo,
+                theme::CELL_TEXT,
+                ui.visuals().text_color(),
+            );
             ui.label(job);
         });
         if everyone_good {

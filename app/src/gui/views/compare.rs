@@ -12,7 +12,12 @@ use crate::gui::theme::{self, LOUPE_SIDE};
 
 use super::loupe::caption_ui;
 
-pub fn compare_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
+pub fn compare_ui(
+    ui: &mut egui::Ui,
+    app: &DarkRoom,
+    state: &mut UiState,
+    intents: &mut Vec<Intent>,
+) {
     let panes = app.comparison.panes(&app.cull);
     if panes.is_empty() {
         return;
@@ -44,7 +49,11 @@ pub fn compare_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intent
         let unlocked = app.comparison.is_unlocked(id);
         pane.horizontal(|ui| {
             caption_ui(ui, photo);
-            let pin = if pinned { "Pinned as best" } else { "Pin as best" };
+            let pin = if pinned {
+                "Pinned as best"
+            } else {
+                "Pin as best"
+            };
             if ui.selectable_label(pinned, pin).clicked() {
                 intents.push(Intent::Pin(id));
             }

@@ -17,7 +17,10 @@ const CHANNELS: [Color32; 3] = [
 pub fn histogram_ui(ui: &egui::Ui, pane: Rect, h: &Histogram) {
     let size = vec2(theme::HISTOGRAM_WIDTH, theme::HISTOGRAM_HEIGHT);
     let margin = theme::NAVIGATOR_MARGIN;
-    let rect = Rect::from_min_size(pos2(pane.right() - size.x - margin, pane.top() + margin), size);
+    let rect = Rect::from_min_size(
+        pos2(pane.right() - size.x - margin, pane.top() + margin),
+        size,
+    );
     if !pane.contains_rect(rect.expand(4.0)) {
         return;
     }
@@ -41,7 +44,11 @@ pub fn histogram_ui(ui: &egui::Ui, pane: Rect, h: &Histogram) {
     }
     let (blown, crushed) = h.clipped_percent();
     let words = format!("blown {blown:.1} % · crushed {crushed:.1} %");
-    let galley = painter.layout_no_wrap(words.clone(), egui::FontId::proportional(11.0), Color32::WHITE);
+    let galley = painter.layout_no_wrap(
+        words.clone(),
+        egui::FontId::proportional(11.0),
+        Color32::WHITE,
+    );
     let at = Pos2::new(rect.left(), rect.bottom() + 4.0);
     painter.rect_filled(
         Rect::from_min_size(at, galley.size()).expand(2.0),

@@ -46,7 +46,10 @@ fn draw(
     let preview = match &pictures.loupe {
         Picture::Ready(tex) => Some(tex),
         Picture::Failed(err) => {
-            ui.put(pane, egui::Label::new(egui::RichText::new(err).color(theme::ERROR_TEXT)));
+            ui.put(
+                pane,
+                egui::Label::new(egui::RichText::new(err).color(theme::ERROR_TEXT)),
+            );
             return None;
         }
         _ => None,
@@ -82,10 +85,15 @@ fn draw(
         _ => {}
     }
     let words = zoom_words(zoom, &pictures.full);
-    response
-        .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Image, true, format!("photo {words}")));
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(egui::Role::Image, true, format!("photo {words}"))
+    });
     if !zoom.is_fit() {
-        let galley = painter.layout_no_wrap(words, egui::FontId::proportional(theme::CAPTION_TEXT), Color32::WHITE);
+        let galley = painter.layout_no_wrap(
+            words,
+            egui::FontId::proportional(theme::CAPTION_TEXT),
+            Color32::WHITE,
+        );
         let at = pane.left_top() + vec2(8.0, 8.0);
         painter.rect_filled(
             Rect::from_min_size(at, galley.size()).expand(4.0),
@@ -101,15 +109,22 @@ fn draw(
         }
     }
     if response.double_clicked()
-        && let Some(at) = response.interact_pointer_pos().and_then(|p| placed.point_at(p))
+        && let Some(at) = response
+            .interact_pointer_pos()
+            .and_then(|p| placed.point_at(p))
     {
         intents.push(Intent::Zoom(ZoomChange::At(zoom::FULL, at)));
     }
     if !zoom.is_fit() {
-        navigator_ui(ui, &placed, preview.or(match &pictures.thumb {
-            Picture::Ready(t) => Some(t),
-            _ => None,
-        }), intents);
+        navigator_ui(
+            ui,
+            &placed,
+            preview.or(match &pictures.thumb {
+                Picture::Ready(t) => Some(t),
+                _ => None,
+            }),
+            intents,
+        );
     }
     Some(placed)
 }
@@ -147,7 +162,11 @@ fn navigator_ui(
     if !placed.pane.contains_rect(rect) {
         return;
     }
-    let response = ui.interact(rect, ui.scope_id().with("navigator"), Sense::click_and_drag());
+    let response = ui.interact(
+        rect,
+        ui.scope_id().with("navigator"),
+        Sense::click_and_drag(),
+    );
     let painter = ui.painter_at(placed.pane);
     painter.rect_filled(rect.expand(2.0), 2.0, theme::OVERLAY_FILL);
     if let Some(tex) = picture {
