@@ -68,6 +68,17 @@ impl ThumbCache {
 
     /// The thumbnail of `path` fitting `side`×`side`, from the cache if it is there.
     pub fn get(&self, path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
+        self.get_then_store(path, side, |_| {})
+    }
+
+    /// As [`get`](Self::get), handing a thumbnail just made to `first` before it is written
+    /// to the cache: whoever waits for it does not wait for the cache's JPEG encode too.
+    pub fn get_then_store(
+        &self,
+        path: &Path,
+        side: u32,
+        first: impl FnOnce(&Thumbnail),
+    ) -> Result<Thumbnail, LibraryError> {
         let cached = self.key_path(path, side)?;
         if let Ok(img) = image::open(&cached) {
             return Ok(Thumbnail {
@@ -76,6 +87,7 @@ impl ThumbCache {
             });
         }
         let thumb = make(path, side)?;
+        first(&thumb);
         // A cache that cannot be written costs speed, not the thumbnail.
         let _ = store(&cached, &thumb.image);
         Ok(thumb)

@@ -42,12 +42,14 @@ struct Report {
     photos: usize,
     steps: usize,
     rate_per_s: f64,
-    /// Key to the photo on screen from its preview.
+    /// Key to the photo on screen from its preview, walking at the pace.
     screen: Latency,
-    /// Key to the photo's own pixels.
+    /// Steps of that walk whose full-resolution pixels came before the next key.
+    full_in_step: usize,
+    /// Photos stopped on, walking back, until their own pixels were in.
+    full_stopped: usize,
+    /// Key to the photo's own pixels when stopping on it (the loupe waits a moment at fit).
     full: Latency,
-    /// Steps whose full-resolution pixels came after the next key was due.
-    late_full: usize,
     /// VmHWM (Linux); None elsewhere.
     peak_rss_mib: Option<f64>,
 }
@@ -93,49 +95,55 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if !until(&mut app, &|app| shown(app).1) {
         bail!("the first photo never reached full resolution");
     }
+    // The walk at the pace: each key on time, whatever is still on its way.
     let pace = Duration::from_secs_f64(1.0 / a.rate);
-    let (mut screen, mut full, mut late) = (Vec::new(), Vec::new(), 0);
+    let (mut screen, mut sharp_in_time) = (Vec::new(), 0);
     for _ in 1..photos {
         let pressed = Instant::now();
         frame(&mut app, &[egui::Key::ArrowRight]);
         let mut seen = None;
-        let mut sharp = None;
-        while sharp.is_none() && pressed.elapsed() < GIVE_UP {
+        let mut sharp = false;
+        loop {
             let (preview, own) = shown(&app);
             if preview && seen.is_none() {
                 seen = Some(pressed.elapsed());
             }
-            if own {
-                sharp = Some(pressed.elapsed());
+            sharp |= own;
+            if pressed.elapsed() + FRAME >= pace {
                 break;
             }
             std::thread::sleep(FRAME);
             frame(&mut app, &[]);
         }
-        let (Some(seen), Some(sharp)) = (seen.or(sharp), sharp) else {
+        // Not on screen within the step: it counts as the whole step, and more.
+        screen.push(seen.unwrap_or(pace).as_secs_f64() * 1e3);
+        sharp_in_time += usize::from(sharp);
+        while pressed.elapsed() < pace {
+            std::hint::spin_loop();
+        }
+    }
+    // Then back, stopping on each photo until its own pixels are in: the latency a
+    // photographer who pauses to check focus sees.
+    let mut full = Vec::new();
+    for _ in 1..photos.min(21) {
+        let pressed = Instant::now();
+        frame(&mut app, &[egui::Key::ArrowLeft]);
+        if !until(&mut app, &|app| shown(app).1) {
             bail!(
                 "photo {} never reached full resolution",
                 app.cull.selected + 1
             );
-        };
-        screen.push(seen.as_secs_f64() * 1e3);
-        full.push(sharp.as_secs_f64() * 1e3);
-        if sharp > pace {
-            late += 1;
         }
-        // The rest of the step at the pace, frames going on as a display asks for them.
-        while pressed.elapsed() < pace {
-            std::thread::sleep(FRAME);
-            frame(&mut app, &[]);
-        }
+        full.push(pressed.elapsed().as_secs_f64() * 1e3);
     }
     let report = Report {
         photos,
         steps: screen.len(),
         rate_per_s: a.rate,
         screen: latency(screen),
+        full_in_step: sharp_in_time,
+        full_stopped: full.len(),
         full: latency(full),
-        late_full: late,
         peak_rss_mib: peak_rss_mib(),
     };
     if a.json {
@@ -145,18 +153,19 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             "{} steps at {}/s over {} photos",
             report.steps, report.rate_per_s, report.photos
         );
-        for (what, l) in [
-            ("screen resolution", &report.screen),
-            ("full resolution", &report.full),
-        ] {
-            println!(
-                "  key → {what}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-                l.p50_ms, l.p95_ms, l.max_ms
-            );
-        }
+        let l = &report.screen;
         println!(
-            "  full resolution after the next key was due: {} steps",
-            report.late_full
+            "  key → screen resolution: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            l.p50_ms, l.p95_ms, l.max_ms
+        );
+        println!(
+            "  full resolution before the next key: {} of {} steps",
+            report.full_in_step, report.steps
+        );
+        let l = &report.full;
+        println!(
+            "  stopping on {} photos, key → full resolution: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            report.full_stopped, l.p50_ms, l.p95_ms, l.max_ms
         );
         match report.peak_rss_mib {
             Some(m) => println!("  peak RSS {m:.0} MiB"),

@@ -63,6 +63,7 @@ impl DarkRoom {
             Intent::Settings(change) => self.apply(change),
             Intent::Show(id, side) => self.request(id, side),
             Intent::ShowFull(id) => self.request_full(id),
+            Intent::ShowFacts(id) => self.request_facts(id),
             Intent::Zoom(change) => self.zoom(change),
             Intent::Pin(id) => self.comparison.toggle_pin(id),
             Intent::PickFrame(id) => {
@@ -402,7 +403,7 @@ impl DarkRoom {
                 path: photo.item.display_file().to_path_buf(),
                 want: workers::Want::Side(side),
             };
-            if self.tasks.thumbs.jobs.try_send(job).is_ok() {
+            if self.tasks.thumbs.jobs.try_send(job) {
                 *slot = Picture::Requested;
             }
         }
@@ -419,8 +420,25 @@ impl DarkRoom {
                 path: photo.item.display_file().to_path_buf(),
                 want: workers::Want::Full,
             };
-            if self.tasks.thumbs.jobs.try_send(job).is_ok() {
+            if self.tasks.thumbs.full_jobs.try_send(job).is_ok() {
                 pictures.full = Full::Requested;
+            }
+        }
+    }
+
+    /// Ask for photo `id`'s facts once (a small read of its EXIF).
+    fn request_facts(&mut self, id: EntryId) {
+        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
+            return;
+        };
+        if matches!(pictures.facts, super::pictures::Slot::None) {
+            let job = workers::ThumbJob {
+                id,
+                path: photo.item.display_file().to_path_buf(),
+                want: workers::Want::Facts,
+            };
+            if self.tasks.thumbs.jobs.try_send(job) {
+                pictures.facts = super::pictures::Slot::Requested;
             }
         }
     }

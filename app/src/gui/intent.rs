@@ -97,6 +97,8 @@ pub enum Intent {
     Show(EntryId, u32),
     /// The loupe shows (or is about to show) this photo at its own resolution.
     ShowFull(EntryId),
+    /// The loupe shows this photo's facts (camera, lens, exposure).
+    ShowFacts(EntryId),
     Zoom(ZoomChange),
     /// Compare: pin this photo's pane as the best so far, or unpin it.
     Pin(EntryId),

@@ -178,7 +178,6 @@ impl DarkRoom {
                     let FullMade {
                         size,
                         tiles,
-                        facts,
                         histogram,
                         clipping,
                     } = *made;
@@ -196,10 +195,18 @@ impl DarkRoom {
                     pictures.full = Full::Ready(FullTiles {
                         size,
                         tiles,
-                        facts,
                         histogram,
                         clipping,
                     });
+                    continue;
+                }
+                Ok(Made::Facts(facts)) => {
+                    pictures.facts = super::pictures::Slot::Ready(facts);
+                    continue;
+                }
+                Ok(Made::Skipped) => {
+                    // Asked for again if a view still wants it.
+                    pictures.full = Full::None;
                     continue;
                 }
                 Ok(Made::Picture { side, image }) => {
@@ -215,6 +222,11 @@ impl DarkRoom {
                 // The preview stays on screen; the loupe says why it is not sharper.
                 Err(err) if done.want == Want::Full => {
                     pictures.full = Full::Failed(err);
+                    continue;
+                }
+                // The line of facts says so; the photo is not marked unreadable for it.
+                Err(err) if done.want == Want::Facts => {
+                    pictures.facts = super::pictures::Slot::Failed(err);
                     continue;
                 }
                 Err(err) => {
@@ -252,6 +264,7 @@ impl DarkRoom {
         self.gallery.keep_loupe_pictures(&keep);
         let keep = around(at, at + FULL_KEPT);
         self.gallery.keep_full(&keep);
+        self.tasks.thumbs.want_full(&keep);
     }
 
     fn poll_close_ups(&mut self, ctx: &egui::Context) {

@@ -54,8 +54,8 @@ pub struct FaceTile {
     pub person: Option<i64>,
 }
 
-/// A photo at its own resolution for the loupe's 100 %, and what was read of it with its
-/// pixels: the facts beside it, its histogram and where it clips.
+/// A photo at its own resolution for the loupe's 100 %, and what was read of its pixels: its
+/// histogram and where it clips.
 pub type Full = Slot<FullTiles>;
 
 pub struct FullTiles {
@@ -64,7 +64,6 @@ pub struct FullTiles {
     /// Tiles small enough for any GPU's texture limit, each with the rectangle of the photo's
     /// pixels it holds.
     pub tiles: Vec<(egui::Rect, TextureHandle)>,
-    pub facts: darkroom_library::facts::Facts,
     pub histogram: darkroom_library::histogram::Histogram,
     /// Blown-out pixels red, crushed ones blue, the rest clear: laid over the photo (J).
     pub clipping: TextureHandle,
@@ -75,6 +74,8 @@ pub struct Pictures {
     pub thumb: Picture,
     pub loupe: Picture,
     pub full: Full,
+    /// The facts beside the photo (camera, lens, exposure, time).
+    pub facts: Slot<darkroom_library::facts::Facts>,
     pub faces: Faces,
 }
 

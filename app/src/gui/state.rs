@@ -15,7 +15,7 @@ use darkroom_library::thumbs::ThumbCache;
 use super::culling::{Culling, DecisionJob, EntryId, View};
 use super::intent::Intent;
 use super::notices::Notices;
-use super::pictures::Gallery;
+use super::pictures::{Gallery, Slot};
 use super::tasks::{Latest, Task, Waker};
 use super::windows::settings::{DetectorChoice, EngineKnobs};
 use super::windows::{Overlay, Windows};
@@ -131,8 +131,23 @@ pub struct UiState {
     pub pointer: Option<egui::Pos2>,
     /// Compare's pane under the pointer (its zoom is the one a key or drag changes).
     pub zoom_pane: Option<EntryId>,
+    /// The photo the loupe shows and since when (its full resolution is made after a dwell).
+    pub shown: Option<(EntryId, std::time::Instant)>,
     /// The face close-up clicked last (Z zooms to it when the pointer is not on the photo).
     pub chosen_face: Option<(EntryId, usize)>,
+}
+
+impl UiState {
+    /// How long photo `id` has been the one shown (zero when it just became it).
+    pub fn shown_since(&mut self, id: EntryId) -> std::time::Duration {
+        match self.shown {
+            Some((was, since)) if was == id => since.elapsed(),
+            _ => {
+                self.shown = Some((id, std::time::Instant::now()));
+                std::time::Duration::ZERO
+            }
+        }
+    }
 }
 
 /// The window's ends of its background work, all polled in `logic`.
@@ -334,10 +349,8 @@ impl DarkRoom {
                         !p.loupe.waiting()
                             && !matches!(p.loupe, super::pictures::Picture::None)
                             && (self.cull.view != View::Loupe
-                                || !matches!(
-                                    p.full,
-                                    super::pictures::Full::None | super::pictures::Full::Requested
-                                ))
+                                || (!matches!(p.full, Slot::None | Slot::Requested)
+                                    && !matches!(p.facts, Slot::None | Slot::Requested)))
                     })
                 }))
     }

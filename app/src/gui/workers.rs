@@ -3,10 +3,11 @@
 //! thread, the settings writer, the folder dialog, the index job, face close-ups, the folder's
 //! analysis, the model manager and the export. Every result carries the id it was asked for.
 
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 use darkroom_catalog::{Catalog, Decision, SidecarNaming};
 use darkroom_library::ScanEvent;
@@ -14,6 +15,7 @@ use darkroom_library::thumbs::ThumbCache;
 
 use super::culling::{DecisionAck, DecisionJob, EntryId};
 use super::tasks::{Latest, Reporter, Task, Waker};
+use crate::services::LOUPE_SIDE;
 
 /// Set on drop: every worker checks it between units of work.
 #[derive(Clone, Default)]
@@ -60,6 +62,8 @@ pub fn scan(root: PathBuf, cancel: Cancel, wake: Waker) -> Task<ScanEvent> {
 pub enum Want {
     Side(u32),
     Full,
+    /// The facts beside the photo (EXIF), cheap: the loupe shows them at once.
+    Facts,
 }
 
 /// A picture request and its answer.
@@ -83,12 +87,14 @@ pub enum Made {
     /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
     /// uploads them.
     Full(Box<FullMade>),
+    /// A full-resolution photo no longer wanted by the time its turn came: not made.
+    Skipped,
+    Facts(darkroom_library::facts::Facts),
 }
 
 pub struct FullMade {
     pub size: egui::Vec2,
     pub tiles: Vec<(egui::Rect, egui::ColorImage)>,
-    pub facts: darkroom_library::facts::Facts,
     pub histogram: darkroom_library::histogram::Histogram,
     pub clipping: egui::ColorImage,
 }
@@ -103,13 +109,11 @@ pub const CLIPPING_SIDE: u32 = 2048;
 const BLOWN_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(230, 0, 0, 230);
 const CRUSHED_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(0, 60, 230, 230);
 
-/// The photo at `path` at its own resolution, cut into tiles, with the facts read from it, its
-/// histogram and its clipping mask.
+/// The photo at `path` at its own resolution, cut into tiles, with its histogram and its
+/// clipping mask.
 fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::LibraryError> {
     use darkroom_library::histogram::{Clip, Histogram, clip};
     let img = darkroom_library::working::full(path)?;
-    // The pixels were read: EXIF that is missing or damaged leaves the line short, no more.
-    let facts = darkroom_library::facts::read(path).unwrap_or_default();
     let (w, h) = img.dimensions();
     let mut tiles = Vec::new();
     for top in (0..h).step_by(FULL_TILE as usize) {
@@ -142,18 +146,96 @@ fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::Librar
     Ok(Made::Full(Box::new(FullMade {
         size: egui::vec2(w as f32, h as f32),
         tiles,
-        facts,
         histogram: Histogram::of(&img),
         clipping: mask,
     })))
 }
 
-/// The thumbnail pool: `threads` workers pull jobs from one bounded queue. Jobs of a folder no
-/// longer open are skipped, not made: `current` is the open folder's generation.
+/// Picture jobs waiting for the pool: what the loupe shows first (its preview and facts, the
+/// neighbours it prefetches), then grid and filmstrip thumbnails, each in the order asked. A
+/// loupe that waited behind a screenful of thumbnails would be late on the first steps.
+pub struct PictureQueue {
+    jobs: Mutex<QueueState>,
+    ready: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    loupe: VecDeque<ThumbJob>,
+    thumbs: VecDeque<ThumbJob>,
+    closed: bool,
+}
+
+/// At most this many picture jobs wait: the window asks again next frame for what did not fit.
+const PICTURE_QUEUE: usize = 256;
+
+impl PictureQueue {
+    fn new() -> Self {
+        PictureQueue {
+            jobs: Mutex::new(QueueState::default()),
+            ready: Condvar::new(),
+        }
+    }
+
+    /// Queue `job`; false when the queue is full (or the pool is gone).
+    pub fn try_send(&self, job: ThumbJob) -> bool {
+        let Ok(mut q) = self.jobs.lock() else {
+            return false;
+        };
+        if q.closed || q.loupe.len() + q.thumbs.len() >= PICTURE_QUEUE {
+            return false;
+        }
+        let first = matches!(job.want, Want::Side(LOUPE_SIDE) | Want::Facts);
+        if first {
+            q.loupe.push_back(job);
+        } else {
+            q.thumbs.push_back(job);
+        }
+        drop(q);
+        self.ready.notify_one();
+        true
+    }
+
+    /// The next job, waiting for one; None once closed.
+    fn next(&self) -> Option<ThumbJob> {
+        let mut q = self.jobs.lock().ok()?;
+        loop {
+            if let Some(job) = q.loupe.pop_front().or_else(|| q.thumbs.pop_front()) {
+                return Some(job);
+            }
+            if q.closed {
+                return None;
+            }
+            q = self.ready.wait(q).ok()?;
+        }
+    }
+
+    fn close(&self) {
+        if let Ok(mut q) = self.jobs.lock() {
+            q.closed = true;
+        }
+        self.ready.notify_all();
+    }
+}
+
+/// The thumbnail pool: `threads` workers take picture jobs from a [`PictureQueue`], and one
+/// thread of its own makes full-resolution photos, so a preview never waits behind a 24 MP
+/// decode. Jobs of a folder no longer open are skipped, not made: `current` is the open
+/// folder's generation; a full-resolution job for a photo no longer wanted (the loupe moved
+/// on) is answered `Skipped`.
 pub struct ThumbPool {
-    pub jobs: SyncSender<ThumbJob>,
+    pub jobs: Arc<PictureQueue>,
+    pub full_jobs: SyncSender<ThumbJob>,
     pub done: Task<ThumbDone>,
     current: Arc<AtomicU64>,
+    wanted_full: Arc<Mutex<Vec<EntryId>>>,
+}
+
+impl Drop for ThumbPool {
+    fn drop(&mut self) {
+        // The workers wait on the queue, not on a channel that closes with its sender.
+        self.jobs.close();
+    }
 }
 
 impl ThumbPool {
@@ -161,21 +243,32 @@ impl ThumbPool {
     pub fn set_generation(&self, generation: u64) {
         self.current.store(generation, Ordering::Relaxed);
     }
+
+    /// The photos whose full resolution is still worth making.
+    pub fn want_full(&self, ids: &[EntryId]) {
+        if let Ok(mut w) = self.wanted_full.lock() {
+            w.clear();
+            w.extend_from_slice(ids);
+        }
+    }
 }
 
 pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker) -> ThumbPool {
-    let (job_tx, job_rx) = sync_channel::<ThumbJob>(256);
-    let job_rx = Arc::new(Mutex::new(job_rx));
+    let queue = Arc::new(PictureQueue::new());
+    let (full_tx, full_rx) = sync_channel::<ThumbJob>(16);
     let current = Arc::new(AtomicU64::new(0));
+    let wanted_full = Arc::new(Mutex::new(Vec::new()));
     let threads = threads.max(1);
     // One task whose reporter every pool thread shares: the channel closes when all have ended.
     let shared = Arc::clone(&current);
+    let wanted = Arc::clone(&wanted_full);
+    let jobs = Arc::clone(&queue);
     let done = Task::spawn("the thumbnail pool", 256, wake, move |out| {
         let out = Arc::new(out);
         let mut handles = Vec::new();
         for i in 0..threads {
             let (jobs, out, cache, cancel, current) = (
-                Arc::clone(&job_rx),
+                Arc::clone(&jobs),
                 Arc::clone(&out),
                 cache.clone(),
                 cancel.clone(),
@@ -188,30 +281,34 @@ pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker
                 handles.push(h);
             }
         }
+        let (out, cancel, current) = (Arc::clone(&out), cancel.clone(), Arc::clone(&shared));
+        let spawned = std::thread::Builder::new()
+            .name("darkroom-full".to_owned())
+            .spawn(move || full_worker(&full_rx, &out, &cancel, &current, &wanted));
+        if let Ok(h) = spawned {
+            handles.push(h);
+        }
         for h in handles {
             let _ = h.join();
         }
     });
     ThumbPool {
-        jobs: job_tx,
+        jobs: queue,
+        full_jobs: full_tx,
         done,
         current,
+        wanted_full,
     }
 }
 
 fn thumb_worker(
-    jobs: &Mutex<Receiver<ThumbJob>>,
+    jobs: &PictureQueue,
     out: &Reporter<ThumbDone>,
     cache: &ThumbCache,
     cancel: &Cancel,
     current: &AtomicU64,
 ) {
-    loop {
-        let job = {
-            let Ok(rx) = jobs.lock() else { return };
-            rx.recv()
-        };
-        let Ok(job) = job else { return };
+    while let Some(job) = jobs.next() {
         if cancel.is_set() {
             return;
         }
@@ -219,13 +316,63 @@ fn thumb_worker(
             continue;
         }
         let result = match job.want {
-            Want::Side(side) => cache.get(&job.path, side).map(|t| Made::Picture {
-                side,
-                image: t.image,
-            }),
-            Want::Full => full_picture(&job.path),
+            Want::Side(side) => {
+                // A picture just made goes to the window before the cache's encode.
+                let mut sent = false;
+                let made = cache.get_then_store(&job.path, side, |t| {
+                    sent = out.send(ThumbDone {
+                        id: job.id,
+                        want: job.want,
+                        result: Ok(Made::Picture {
+                            side,
+                            image: t.image.clone(),
+                        }),
+                    });
+                });
+                if sent {
+                    continue;
+                }
+                made.map(|t| Made::Picture {
+                    side,
+                    image: t.image,
+                })
+            }
+            Want::Facts => darkroom_library::facts::read(&job.path).map(Made::Facts),
+            // Made by the full-resolution thread; never queued here.
+            Want::Full => continue,
         }
         .map_err(|e| e.to_string());
+        let done = ThumbDone {
+            id: job.id,
+            want: job.want,
+            result,
+        };
+        if !out.send(done) {
+            return;
+        }
+    }
+}
+
+fn full_worker(
+    jobs: &Receiver<ThumbJob>,
+    out: &Reporter<ThumbDone>,
+    cancel: &Cancel,
+    current: &AtomicU64,
+    wanted: &Mutex<Vec<EntryId>>,
+) {
+    while let Ok(job) = jobs.recv() {
+        if cancel.is_set() {
+            return;
+        }
+        if job.id.generation() != current.load(Ordering::Relaxed) {
+            continue;
+        }
+        let still_wanted = wanted.lock().map(|w| w.contains(&job.id)).unwrap_or(true);
+        let result = if still_wanted {
+            full_picture(&job.path).map_err(|e| e.to_string())
+        } else {
+            Ok(Made::Skipped)
+        };
         let done = ThumbDone {
             id: job.id,
             want: job.want,

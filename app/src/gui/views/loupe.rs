@@ -21,17 +21,31 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
         return;
     };
     intents.push(Intent::Show(id, LOUPE_SIDE));
-    intents.push(Intent::ShowFull(id));
+    intents.push(Intent::ShowFacts(id));
     for v in [cull.selected + 1, cull.selected.wrapping_sub(1)] {
         if let Some(n) = cull.visible_id(v) {
             intents.push(Intent::Show(n, LOUPE_SIDE));
+            intents.push(Intent::ShowFacts(n));
         }
     }
-    if let Some(next) = cull.visible_id(cull.selected + 1) {
+    // The photo's own pixels: at once when zoomed (and the next photo's too, so stepping
+    // through a burst at 100 % is instant); at fit, where the preview already fills the pane,
+    // once the photo has been looked at for a moment, so walking a shoot quickly never queues
+    // a 24 MP decode per photo passed.
+    let looked_at = state.shown_since(id);
+    if !app.zoom.is_fit() || looked_at >= theme::FULL_DWELL {
+        intents.push(Intent::ShowFull(id));
+    } else {
+        ui.ctx()
+            .request_repaint_after(theme::FULL_DWELL.saturating_sub(looked_at));
+    }
+    if !app.zoom.is_fit()
+        && let Some(next) = cull.visible_id(cull.selected + 1)
+    {
         intents.push(Intent::ShowFull(next));
     }
     caption_ui(ui, photo);
-    facts_ui(ui, &pictures.full);
+    facts_ui(ui, &pictures.facts);
     // A small window keeps its height for the photo.
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
         egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
@@ -64,17 +78,16 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     }
 }
 
-/// The facts beside the photo, read with its own pixels: camera, lens, focal length, shutter,
-/// aperture, ISO, capture time.
-fn facts_ui(ui: &mut egui::Ui, full: &crate::gui::pictures::Full) {
-    let words = match full {
-        crate::gui::pictures::Slot::Ready(f) if f.facts.is_empty() => {
-            "No camera facts in this file".to_owned()
-        }
-        crate::gui::pictures::Slot::Ready(f) => f.facts.line(),
-        // The photo's own pixels could not be read; the photo area says why.
-        crate::gui::pictures::Slot::Failed(_) => return,
-        _ => " ".to_owned(),
+/// The facts beside the photo: camera, lens, focal length, shutter, aperture, ISO, capture
+/// time.
+fn facts_ui(ui: &mut egui::Ui, facts: &crate::gui::pictures::Slot<darkroom_library::facts::Facts>) {
+    use crate::gui::pictures::Slot;
+    let words = match facts {
+        Slot::Ready(f) if f.is_empty() => "No camera facts in this file".to_owned(),
+        Slot::Ready(f) => f.line(),
+        Slot::Failed(e) => format!("Facts: {e}"),
+        // The line keeps its height, so the photo does not jump when they arrive.
+        Slot::None | Slot::Requested => " ".to_owned(),
     };
     ui.label(RichText::new(words).size(theme::FACTS_TEXT).weak());
 }
