@@ -74,6 +74,7 @@ pub struct Catalog {
     pub(crate) conn: Connection,
     pub(crate) path: PathBuf,
     naming: SidecarNaming,
+    words: crate::xmp::SidecarWords,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -206,6 +207,7 @@ impl Catalog {
             conn,
             path: path.to_path_buf(),
             naming,
+            words: Default::default(),
         })
     }
 
@@ -215,6 +217,11 @@ impl Catalog {
 
     pub fn naming(&self) -> SidecarNaming {
         self.naming
+    }
+
+    /// Which other tools' words sidecars carry from now on.
+    pub fn set_words(&mut self, words: crate::xmp::SidecarWords) {
+        self.words = words;
     }
 
     pub fn set_naming(&mut self, naming: SidecarNaming) {
@@ -332,7 +339,7 @@ impl Catalog {
     }
 
     fn write_sidecar(&self, photo: &Path, decision: &Decision) -> Result<(), CatalogError> {
-        sidecar::write(photo, self.naming, decision)?;
+        sidecar::write(photo, self.naming, self.words, decision)?;
         self.conn
             .execute(
                 "UPDATE photos SET sidecar_pending = 0 WHERE path = ?1",

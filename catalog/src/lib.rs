@@ -15,3 +15,4 @@ pub use decision::{ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
 pub use faces::{FaceRow, IndexStamp, PersonRow, PhotoIndex};
 pub use sidecar::SidecarNaming;
+pub use xmp::SidecarWords;

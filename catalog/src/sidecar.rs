@@ -77,17 +77,18 @@ pub fn read(photo: &Path, naming: SidecarNaming) -> Result<Option<Decision>, Cat
 pub fn write(
     photo: &Path,
     naming: SidecarNaming,
+    words: xmp::SidecarWords,
     decision: &Decision,
 ) -> Result<PathBuf, CatalogError> {
     let path = naming.path_for(photo);
     let text = match read_text(&path)? {
         Some(existing) => {
-            xmp::merge(&existing, decision).map_err(|reason| CatalogError::MalformedXmp {
+            xmp::merge(&existing, decision, words).map_err(|reason| CatalogError::MalformedXmp {
                 reason,
                 path: path.clone(),
             })?
         }
-        None => xmp::new_packet(decision),
+        None => xmp::new_packet(decision, words),
     };
     write_atomically(&path, text.as_bytes()).map_err(|source| CatalogError::Io {
         what: "cannot write sidecar",

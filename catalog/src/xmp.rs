@@ -1,19 +1,53 @@
 //! XMP packets: read a decision out of one, and merge a decision into one without disturbing
 //! anything else in it. Names are resolved through their namespaces, so a sidecar that binds
 //! the XMP namespace to another prefix is read and merged correctly.
+//!
+//! A decision is written in the words each culling tool reads (docs/XMP-INTEROP.md): stars and
+//! a reject as `xmp:Rating` (−1 a reject), the label as `xmp:Label`'s colour name (Lightroom,
+//! Bridge, Capture One, darktable and digiKam read it), a pick as `darkroom:Pick`, digiKam's
+//! `digiKam:PickLabel` and Photo Mechanic's `photomechanic:Tagged`, and the label again as
+//! `digiKam:ColorLabel`. On reading, another tool's words count where ours are silent: digiKam's
+//! pick label and colour label, Photo Mechanic's tag, darktable's `darktable:colorlabels`.
 
 use quick_xml::Writer;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{Namespace, QName, ResolveResult};
 use quick_xml::reader::NsReader;
+use serde::{Deserialize, Serialize};
 
-use crate::decision::{Decision, Flag};
+use crate::decision::{ColourLabel, Decision, Flag, Label};
 
 pub const RDF: &str = "http://www.w3.org/1999/02/22-rdf-syntax-ns#";
 /// The XMP basic schema (`xmp:Rating`, `xmp:Label`).
 pub const XMP: &str = "http://ns.adobe.com/xap/1.0/";
 /// DarkRoom's own schema, for what XMP basic cannot say (a pick).
 pub const DARKROOM: &str = "http://ns.darkroom.photo/xmp/1.0/";
+/// digiKam's schema (`digiKam:PickLabel` 0 none, 1 rejected, 2 pending, 3 accepted;
+/// `digiKam:ColorLabel` 0 none, 1 red, 2 orange, 3 yellow, 4 green, 5 blue, 6 magenta, 7 gray,
+/// 8 black, 9 white).
+pub const DIGIKAM: &str = "http://www.digikam.org/ns/1.0/";
+/// Photo Mechanic's schema (`photomechanic:Tagged`, True or False).
+pub const PHOTO_MECHANIC: &str = "http://ns.camerabits.com/photomechanic/1.0/";
+/// darktable's schema (`darktable:colorlabels`, an rdf:Seq of 0 red, 1 yellow, 2 green, 3 blue,
+/// 4 purple).
+pub const DARKTABLE: &str = "http://darktable.sf.net/";
+
+/// digiKam's colour label numbers for ours.
+const DIGIKAM_COLOURS: [(ColourLabel, &str); 5] = [
+    (ColourLabel::Red, "1"),
+    (ColourLabel::Yellow, "3"),
+    (ColourLabel::Green, "4"),
+    (ColourLabel::Blue, "5"),
+    (ColourLabel::Purple, "6"),
+];
+/// darktable's colour label numbers for ours.
+const DARKTABLE_COLOURS: [(ColourLabel, &str); 5] = [
+    (ColourLabel::Red, "0"),
+    (ColourLabel::Yellow, "1"),
+    (ColourLabel::Green, "2"),
+    (ColourLabel::Blue, "3"),
+    (ColourLabel::Purple, "4"),
+];
 
 /// The decision fields as a sidecar spells them.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -21,15 +55,50 @@ pub struct Fields {
     pub rating: Option<String>,
     pub label: Option<String>,
     pub pick: Option<String>,
+    pub digikam_pick: Option<String>,
+    pub digikam_colour: Option<String>,
+    pub photo_mechanic_tagged: Option<String>,
+    /// The items of `darktable:colorlabels`, space-separated.
+    pub darktable_colours: Option<String>,
 }
 
 impl Fields {
     pub fn decision(&self) -> Decision {
-        Decision::from_xmp(
+        let mut d = Decision::from_xmp(
             self.rating.as_deref(),
             self.label.as_deref(),
             self.pick.as_deref(),
-        )
+        );
+        // Another tool's words for the same decision count where ours say nothing.
+        if d.flag == Flag::Unflagged {
+            d.flag = match self.digikam_pick.as_deref().map(str::trim) {
+                Some("1") => Flag::Reject,
+                Some("3") => Flag::Pick,
+                _ if self
+                    .photo_mechanic_tagged
+                    .as_deref()
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("true")) =>
+                {
+                    Flag::Pick
+                }
+                _ => Flag::Unflagged,
+            };
+            if d.flag == Flag::Reject {
+                d.stars = 0;
+            }
+        }
+        if d.label.is_none() {
+            let number = |table: &[(ColourLabel, &str)], v: Option<&str>| {
+                let v = v?.split_whitespace().next()?;
+                table
+                    .iter()
+                    .find(|(_, n)| *n == v)
+                    .map(|(c, _)| Label::Colour(*c))
+            };
+            d.label = number(&DIGIKAM_COLOURS, self.digikam_colour.as_deref())
+                .or_else(|| number(&DARKTABLE_COLOURS, self.darktable_colours.as_deref()));
+        }
+        d
     }
 }
 
@@ -38,6 +107,10 @@ enum Field {
     Rating,
     Label,
     Pick,
+    DigikamPick,
+    DigikamColour,
+    PhotoMechanicTagged,
+    DarktableColours,
 }
 
 fn bound_to(ns: &ResolveResult<'_>, uri: &str) -> bool {
@@ -54,6 +127,14 @@ fn field_of(ns: &ResolveResult<'_>, local: &[u8]) -> Option<Field> {
         }
     } else if bound_to(ns, DARKROOM) && local == b"Pick" {
         Some(Field::Pick)
+    } else if bound_to(ns, DIGIKAM) && local == b"PickLabel" {
+        Some(Field::DigikamPick)
+    } else if bound_to(ns, DIGIKAM) && local == b"ColorLabel" {
+        Some(Field::DigikamColour)
+    } else if bound_to(ns, PHOTO_MECHANIC) && local == b"Tagged" {
+        Some(Field::PhotoMechanicTagged)
+    } else if bound_to(ns, DARKTABLE) && local == b"colorlabels" {
+        Some(Field::DarktableColours)
     } else {
         None
     }
@@ -64,6 +145,10 @@ fn set(fields: &mut Fields, field: Field, value: String) {
         Field::Rating => &mut fields.rating,
         Field::Label => &mut fields.label,
         Field::Pick => &mut fields.pick,
+        Field::DigikamPick => &mut fields.digikam_pick,
+        Field::DigikamColour => &mut fields.digikam_colour,
+        Field::PhotoMechanicTagged => &mut fields.photo_mechanic_tagged,
+        Field::DarktableColours => &mut fields.darktable_colours,
     };
     *slot = Some(value);
 }
@@ -75,7 +160,8 @@ pub fn read(text: &str) -> Result<Fields, String> {
     let mut fields = Fields::default();
     let mut descriptions = 0usize;
     let mut in_description = 0usize;
-    let mut capture: Option<(Field, String)> = None;
+    // The field whose text is being read, and how many elements were open inside it.
+    let mut capture: Option<(Field, String, usize)> = None;
     // Elements open: the reader does not mind a packet that ends inside one; we do.
     let mut open = 0usize;
     loop {
@@ -102,22 +188,31 @@ pub fn read(text: &str) -> Result<Fields, String> {
                     if !is_empty {
                         in_description += 1;
                     }
+                } else if let Some((_, buf, _)) = capture.as_mut() {
+                    // An item of an array (darktable's rdf:Seq): items stay apart.
+                    buf.push(' ');
                 } else if in_description > 0
                     && let Some(f) = field
                     && !is_empty
                 {
-                    capture = Some((f, String::new()));
+                    capture = Some((f, String::new(), open));
                 }
             }
             Event::Text(t) => {
-                if let Some((_, buf)) = capture.as_mut() {
+                if let Some((_, buf, _)) = capture.as_mut() {
                     buf.push_str(&t.decode().map_err(|e| e.to_string())?);
                 }
             }
             Event::End(ref e) => {
+                let closing = open;
                 open = open.saturating_sub(1);
-                if let Some((f, value)) = capture.take() {
-                    set(&mut fields, f, value);
+                if let Some((f, value, level)) = capture.take() {
+                    if level == closing {
+                        set(&mut fields, f, value.trim().to_owned());
+                    } else {
+                        // The end of an element inside the field: go on reading it.
+                        capture = Some((f, value, level));
+                    }
                 } else if bound_to(&ns, RDF) && e.local_name().as_ref() == b"Description" {
                     in_description = in_description.saturating_sub(1);
                 }
@@ -137,8 +232,57 @@ pub fn read(text: &str) -> Result<Fields, String> {
     Ok(fields)
 }
 
+/// Which other tools' words a sidecar carries beside the ones every tool reads (`xmp:Rating`,
+/// `xmp:Label`). A setting: both by default, so one cull lands intact in each; a photographer
+/// who uses neither can keep the sidecars to the common words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SidecarWords {
+    /// `digiKam:PickLabel` (pick, reject) and `digiKam:ColorLabel`.
+    pub digikam: bool,
+    /// `photomechanic:Tagged` (pick).
+    pub photo_mechanic: bool,
+}
+
+impl Default for SidecarWords {
+    fn default() -> Self {
+        SidecarWords {
+            digikam: true,
+            photo_mechanic: true,
+        }
+    }
+}
+
+/// The other tools' words for `decision`: (preferred prefix, namespace, name, value). Only
+/// what is set is written; an absent word means none to each of them.
+fn other_tools_words(
+    decision: &Decision,
+    words: SidecarWords,
+) -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
+    let mut out = Vec::new();
+    match decision.flag {
+        Flag::Pick => {
+            if words.digikam {
+                out.push(("digiKam", DIGIKAM, "PickLabel", "3"));
+            }
+            if words.photo_mechanic {
+                out.push(("photomechanic", PHOTO_MECHANIC, "Tagged", "True"));
+            }
+        }
+        Flag::Reject if words.digikam => out.push(("digiKam", DIGIKAM, "PickLabel", "1")),
+        Flag::Reject | Flag::Unflagged => {}
+    }
+    if words.digikam
+        && let Some(Label::Colour(c)) = &decision.label
+        && let Some((_, n)) = DIGIKAM_COLOURS.iter().find(|(k, _)| k == c)
+    {
+        out.push(("digiKam", DIGIKAM, "ColorLabel", n));
+    }
+    out
+}
+
 /// A new packet holding only `decision`.
-pub fn new_packet(decision: &Decision) -> String {
+pub fn new_packet(decision: &Decision, words: SidecarWords) -> String {
     let mut attrs = format!("xmp:Rating=\"{}\"", decision.xmp_rating());
     if let Some(label) = &decision.label {
         attrs.push_str(&format!(" xmp:Label=\"{}\"", escape(label.xmp_value())));
@@ -146,13 +290,21 @@ pub fn new_packet(decision: &Decision) -> String {
     if decision.flag == Flag::Pick {
         attrs.push_str(" darkroom:Pick=\"True\"");
     }
+    let mut namespaces = String::new();
+    for (prefix, uri, name, value) in other_tools_words(decision, words) {
+        let declaration = format!("\n    xmlns:{prefix}=\"{uri}\"");
+        if !namespaces.contains(&declaration) {
+            namespaces.push_str(&declaration);
+        }
+        attrs.push_str(&format!(" {prefix}:{name}=\"{value}\""));
+    }
     format!(
         "<?xpacket begin=\"\u{feff}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n\
 <x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"DarkRoom {version}\">\n \
 <rdf:RDF xmlns:rdf=\"{RDF}\">\n  \
 <rdf:Description rdf:about=\"\"\n    \
 xmlns:xmp=\"{XMP}\"\n    \
-xmlns:darkroom=\"{DARKROOM}\"\n    \
+xmlns:darkroom=\"{DARKROOM}\"{namespaces}\n    \
 {attrs}/>\n \
 </rdf:RDF>\n\
 </x:xmpmeta>\n\
@@ -202,7 +354,7 @@ fn prefix_for(
 /// Merge `decision` into an existing packet: every top-level `rdf:Description` loses its old
 /// Rating, Label and Pick (attribute or element form), the first gains the new ones, and every
 /// other byte of the packet is written back as it was.
-pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
+pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<String, String> {
     // Refuse what we could not read: a malformed sidecar is reported and left alone.
     read(text)?;
     let mut reader = NsReader::from_reader(text.as_bytes());
@@ -283,6 +435,22 @@ pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
                             }
                             out.push_attribute((format!("{dr}:Pick").as_str(), "True"));
                         }
+                        // Each namespace declared once, however many of its words are written.
+                        let mut prefixes: Vec<(&str, String)> = Vec::new();
+                        for (preferred, uri, name, value) in other_tools_words(decision, words) {
+                            let prefix = match prefixes.iter().find(|(u, _)| *u == uri) {
+                                Some((_, p)) => p.clone(),
+                                None => {
+                                    let (p, declare) = prefix_for(&reader, e, preferred, uri);
+                                    if declare {
+                                        out.push_attribute((format!("xmlns:{p}").as_str(), uri));
+                                    }
+                                    prefixes.push((uri, p.clone()));
+                                    p
+                                }
+                            };
+                            out.push_attribute((format!("{prefix}:{name}").as_str(), value));
+                        }
                     }
                     if is_empty {
                         write(&mut writer, Event::Empty(out))?;
@@ -334,6 +502,10 @@ pub fn merge(text: &str, decision: &Decision) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn new_packet_default(d: &Decision) -> String {
+        new_packet(d, SidecarWords::default())
+    }
     use crate::decision::{ColourLabel, Label};
 
     /// Found by `scripts/fuzz` (target xmp): an element-form Rating cut off by the end of the
@@ -349,7 +521,7 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let d2 = d.clone();
         std::thread::spawn(move || {
-            let _ = tx.send(merge(cut, &d2));
+            let _ = tx.send(merge(cut, &d2, SidecarWords::default()));
         });
         let e = rx
             .recv_timeout(std::time::Duration::from_secs(10))
@@ -375,7 +547,9 @@ mod tests {
             decision(Flag::Unflagged, 0, None),
         ] {
             assert_eq!(
-                read(&new_packet(&d)).expect("reads").decision(),
+                read(&new_packet(&d, SidecarWords::default()))
+                    .expect("reads")
+                    .decision(),
                 d.as_in_sidecar()
             );
         }
@@ -409,7 +583,7 @@ mod tests {
     #[test]
     fn merge_replaces_ours_and_keeps_everything_else() {
         let d = decision(Flag::Pick, 5, Some(ColourLabel::Red));
-        let merged = merge(FOREIGN, &d).expect("merges");
+        let merged = merge(FOREIGN, &d, SidecarWords::default()).expect("merges");
         assert_eq!(read(&merged).expect("reads").decision(), d);
         // The existing prefix for the XMP namespace is reused, the old element dropped.
         assert!(merged.contains(r#"ap:Rating="5""#), "{merged}");
@@ -423,7 +597,12 @@ mod tests {
             assert!(merged.contains(kept), "{kept} lost:\n{merged}");
         }
         // Merging again changes only our fields.
-        let again = merge(&merged, &decision(Flag::Unflagged, 1, None)).expect("merges");
+        let again = merge(
+            &merged,
+            &decision(Flag::Unflagged, 1, None),
+            SidecarWords::default(),
+        )
+        .expect("merges");
         assert!(
             again.contains(r#"ap:Rating="1""#) && !again.contains("Label"),
             "{again}"
@@ -432,8 +611,82 @@ mod tests {
     }
 
     #[test]
+    fn other_tools_words_are_read_where_ours_are_silent_and_written_with_ours() {
+        let packet = |body: &str| {
+            format!(
+                r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="{RDF}">
+<rdf:Description rdf:about="" xmlns:digiKam="{DIGIKAM}" xmlns:photomechanic="{PHOTO_MECHANIC}"
+ xmlns:darktable="{DARKTABLE}" xmlns:xmp="{XMP}">{body}</rdf:Description></rdf:RDF></x:xmpmeta>"#
+            )
+        };
+        let read_back = |body: &str| read(&packet(body)).expect("reads").decision();
+        // digiKam: rejected, green; accepted.
+        let d = read_back(
+            "<digiKam:PickLabel>1</digiKam:PickLabel><digiKam:ColorLabel>4</digiKam:ColorLabel>",
+        );
+        assert_eq!(
+            (d.flag, d.label),
+            (Flag::Reject, Some(Label::Colour(ColourLabel::Green)))
+        );
+        assert_eq!(
+            read_back("<digiKam:PickLabel>3</digiKam:PickLabel>").flag,
+            Flag::Pick
+        );
+        assert_eq!(
+            read_back("<digiKam:PickLabel>2</digiKam:PickLabel>").flag,
+            Flag::Unflagged
+        );
+        // Photo Mechanic's tag is a pick.
+        assert_eq!(
+            read_back("<photomechanic:Tagged>True</photomechanic:Tagged>").flag,
+            Flag::Pick
+        );
+        // darktable's labels are an array; the first is taken.
+        let d = read_back(
+            "<darktable:colorlabels><rdf:Seq><rdf:li>3</rdf:li><rdf:li>0</rdf:li></rdf:Seq></darktable:colorlabels>",
+        );
+        assert_eq!(d.label, Some(Label::Colour(ColourLabel::Blue)));
+        // Ours win where both speak: a rating of −1 is a reject whatever digiKam said.
+        let d = read_back(
+            "<xmp:Rating>-1</xmp:Rating><digiKam:PickLabel>3</digiKam:PickLabel><xmp:Label>Red</xmp:Label><digiKam:ColorLabel>4</digiKam:ColorLabel>",
+        );
+        assert_eq!(
+            (d.flag, d.label),
+            (Flag::Reject, Some(Label::Colour(ColourLabel::Red)))
+        );
+
+        // Written: each tool's words beside ours, each namespace declared once; a new
+        // decision takes the old words away.
+        let pick = decision(Flag::Pick, 3, Some(ColourLabel::Purple));
+        let merged = merge(FOREIGN, &pick, SidecarWords::default()).expect("merges");
+        for word in [
+            r#"digiKam:PickLabel="3""#,
+            r#"digiKam:ColorLabel="6""#,
+            r#"photomechanic:Tagged="True""#,
+        ] {
+            assert!(merged.contains(word), "{word}:\n{merged}");
+        }
+        assert_eq!(merged.matches("xmlns:digiKam=").count(), 1, "{merged}");
+        assert_eq!(read(&merged).expect("reads").decision(), pick);
+        let reject = merge(
+            &merged,
+            &decision(Flag::Reject, 0, None),
+            SidecarWords::default(),
+        )
+        .expect("merges");
+        assert!(reject.contains(r#"digiKam:PickLabel="1""#), "{reject}");
+        assert!(
+            !reject.contains("Tagged") && !reject.contains("ColorLabel"),
+            "{reject}"
+        );
+        let fresh = new_packet(&pick, SidecarWords::default());
+        assert_eq!(read(&fresh).expect("reads").decision(), pick);
+        assert!(fresh.contains(r#"photomechanic:Tagged="True""#), "{fresh}");
+    }
+
+    #[test]
     fn unknown_labels_survive_a_rating_change() {
-        let text = new_packet(&Decision {
+        let text = new_packet_default(&Decision {
             flag: Flag::Unflagged,
             stars: 1,
             label: Some(Label::Other("Approved".into())),
@@ -441,7 +694,7 @@ mod tests {
         let mut d = read(&text).expect("reads").decision();
         assert_eq!(d.label, Some(Label::Other("Approved".into())));
         d.stars = 3;
-        let merged = merge(&text, &d).expect("merges");
+        let merged = merge(&text, &d, SidecarWords::default()).expect("merges");
         assert!(merged.contains(r#"xmp:Label="Approved""#), "{merged}");
     }
 
@@ -453,7 +706,10 @@ mod tests {
             "<a><b></a>",
             "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>",
         ] {
-            assert!(merge(bad, &Decision::default()).is_err(), "{bad:?}");
+            assert!(
+                merge(bad, &Decision::default(), SidecarWords::default()).is_err(),
+                "{bad:?}"
+            );
         }
     }
 }

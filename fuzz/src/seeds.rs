@@ -84,7 +84,11 @@ pub fn load(target: Target, dirs: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
             })
             // And the packets DarkRoom writes itself.
             .chain((0..32u64).map(|state| {
-                darkroom_catalog::xmp::new_packet(&crate::targets::decision(state)).into_bytes()
+                darkroom_catalog::xmp::new_packet(
+                    &crate::targets::decision(state),
+                    Default::default(),
+                )
+                .into_bytes()
             }))
             .collect(),
     };

@@ -101,7 +101,7 @@ fn check_xmp(data: &[u8], state: u64) -> Result<(), String> {
     let text = String::from_utf8_lossy(data);
     let _ = xmp::read(&text);
     let want = decision(state.rotate_left(17));
-    let Ok(merged) = xmp::merge(&text, &want) else {
+    let Ok(merged) = xmp::merge(&text, &want, Default::default()) else {
         return Ok(());
     };
     let fields = xmp::read(&merged).map_err(|e| format!("merged packet does not read: {e}"))?;

@@ -99,6 +99,126 @@ fn a_sidecar_exiftool_wrote_keeps_its_tags_and_lends_its_rating() {
     }
 }
 
+/// One cull, read by each tool's own words (docs/XMP-INTEROP.md) through exiftool: digiKam's
+/// pick label and colour label, Photo Mechanic's tag, the rating and label Lightroom, Capture
+/// One and darktable read.
+#[test]
+fn each_culling_tools_encoding_round_trips_through_exiftool() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 3);
+    for (args, photo) in [
+        (&["--pick", "--stars", "3", "--label", "purple"][..], &p[0]),
+        (&["--reject"][..], &p[1]),
+        (&["--stars", "4", "--label", "green"][..], &p[2]),
+    ] {
+        let out = decide(data.path(), args, &[photo]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let tags = |i: usize| {
+        exiftool(
+            &[
+                "-n",
+                "-XMP-xmp:Rating",
+                "-XMP-xmp:Label",
+                "-XMP-digiKam:PickLabel",
+                "-XMP-digiKam:ColorLabel",
+                "-XMP-photomech:Tagged",
+            ],
+            &data.path().join(format!("IMG_{i:04}.jpg.xmp")),
+        )
+    };
+    let pick = tags(0);
+    assert_eq!(pick["Rating"], 3, "{pick:#}");
+    assert_eq!(pick["Label"], "Purple");
+    assert_eq!(pick["PickLabel"], 3, "digiKam: accepted");
+    assert_eq!(pick["ColorLabel"], 6, "digiKam: magenta, its purple");
+    assert_eq!(pick["Tagged"], true, "Photo Mechanic: tagged");
+    let reject = tags(1);
+    assert_eq!(reject["Rating"], -1, "{reject:#}");
+    assert_eq!(reject["PickLabel"], 1, "digiKam: rejected");
+    assert_eq!(reject.get("Tagged"), None);
+    let stars = tags(2);
+    assert_eq!(stars["Rating"], 4, "{stars:#}");
+    assert_eq!(stars["ColorLabel"], 4, "digiKam: green");
+    assert_eq!(stars.get("PickLabel"), None, "{stars:#}");
+
+    // Taking the pick back takes each tool's word for it away too.
+    let out = decide(data.path(), &["--unflag"], &[&p[0]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let unpicked = tags(0);
+    assert_eq!(unpicked.get("PickLabel"), None, "{unpicked:#}");
+    assert_eq!(unpicked.get("Tagged"), None, "{unpicked:#}");
+    assert_eq!(unpicked["ColorLabel"], 6);
+}
+
+/// Sidecars written (by exiftool) in each tool's words are read on import.
+#[test]
+fn a_sidecar_in_another_tools_words_is_read_on_import() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 3);
+    let cases: [(&[&str], Flag, u8, Option<&str>); 3] = [
+        // digiKam: rejected, blue.
+        (
+            &["-XMP-digiKam:PickLabel=1", "-XMP-digiKam:ColorLabel=5"],
+            Flag::Reject,
+            0,
+            Some("Blue"),
+        ),
+        // Photo Mechanic: tagged, 2 stars in the XMP rating it keeps in step.
+        (
+            &["-XMP-photomech:Tagged#=True", "-XMP-xmp:Rating=2"],
+            Flag::Pick,
+            2,
+            None,
+        ),
+        // Capture One (and Lightroom): the rating and the label's name.
+        (
+            &["-XMP-xmp:Rating=5", "-XMP-xmp:Label=Yellow"],
+            Flag::Unflagged,
+            5,
+            Some("Yellow"),
+        ),
+    ];
+    for ((tags, flag, stars, label), photo) in cases.iter().zip(&p) {
+        let sidecar = data.path().join(format!(
+            "{}.xmp",
+            photo.file_name().expect("name").to_string_lossy()
+        ));
+        let made = Command::new("exiftool")
+            .arg("-q")
+            .args(*tags)
+            .arg("-o")
+            .arg(&sidecar)
+            .status()
+            .expect("exiftool");
+        assert!(made.success(), "{tags:?}");
+        let mut catalog = Catalog::open(
+            &data.path().join("catalog.sqlite"),
+            SidecarNaming::WithExtension,
+        )
+        .expect("catalog");
+        let got = catalog.import(photo).expect("import").decision;
+        assert_eq!(got.flag, *flag, "{tags:?}: {got:?}");
+        assert_eq!(got.stars, *stars, "{tags:?}: {got:?}");
+        assert_eq!(
+            got.label
+                .as_ref()
+                .map(|l| l.xmp_value().to_owned())
+                .as_deref(),
+            *label,
+            "{tags:?}: {got:?}"
+        );
+    }
+}
+
 #[test]
 fn a_malformed_sidecar_is_reported_and_left_alone_while_the_catalog_keeps_the_decision() {
     let data = tempfile::tempdir().expect("tempdir");

@@ -150,6 +150,7 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
         catalog: dir.join("catalog.sqlite"),
         thumb_cache: dir.join("thumbs"),
         naming: SidecarNaming::WithExtension,
+        words: Default::default(),
         recent: Vec::new(),
         status,
         thumb_threads: 2,

@@ -312,3 +312,39 @@ fn the_export_window_copies_the_picks_and_asks_before_touching_what_is_there() {
     );
     let _ = std::fs::remove_dir_all(&dest);
 }
+
+/// Settings → "Sidecars also speak": unticked, a tool's words leave the sidecars written from
+/// then on; the words every tool reads stay.
+#[test]
+fn the_sidecars_speak_the_tools_ticked_in_settings() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::P);
+    settle(&mut h);
+    let first =
+        std::fs::read_to_string(folder.join(format!("{}.xmp", PHOTOS[0]))).expect("sidecar");
+    assert!(
+        first.contains("digiKam:PickLabel=\"3\"")
+            && first.contains("photomechanic:Tagged=\"True\""),
+        "both by default: {first}"
+    );
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Comma);
+    settle(&mut h);
+    h.get_by_label("digiKam (pick label, colour label)").click();
+    settle(&mut h);
+    assert!(!h.state().words.digikam);
+    h.key_press(Key::Escape);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::P);
+    settle(&mut h);
+    let second =
+        std::fs::read_to_string(folder.join(format!("{}.xmp", PHOTOS[1]))).expect("sidecar");
+    assert!(!second.contains("digiKam"), "{second}");
+    assert!(
+        second.contains("photomechanic:Tagged=\"True\"")
+            && second.contains("darkroom:Pick=\"True\""),
+        "{second}"
+    );
+}

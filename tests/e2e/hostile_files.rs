@@ -402,7 +402,12 @@ fn xmp_merge(file: &Path) -> String {
         stars: 3,
         label: None,
     };
-    let outcome = match sidecar::write(&photo, SidecarNaming::WithExtension, &decision) {
+    let outcome = match sidecar::write(
+        &photo,
+        SidecarNaming::WithExtension,
+        Default::default(),
+        &decision,
+    ) {
         Ok(written) => {
             assert_eq!(written, side);
             let back = sidecar::read(&photo, SidecarNaming::WithExtension)

@@ -27,6 +27,7 @@ pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngi
         catalog: dir.join(format!("{name}.sqlite")),
         thumb_cache: dir.join(format!("{name}-thumbs")),
         naming: darkroom_catalog::SidecarNaming::WithExtension,
+        words: Default::default(),
         recent: Vec::new(),
         status: StatusSource::Starting(rx),
         thumb_threads: crate::gui::num_threads(),

@@ -99,6 +99,8 @@ struct Report {
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&path, args.naming())?;
+    // The words the window's Settings chose for the sidecars, as the window would write them.
+    catalog.set_words(crate::services::window_settings().sidecar_words);
     for e in catalog.flush_pending()? {
         eprintln!("darkroom: {e}");
     }

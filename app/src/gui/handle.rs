@@ -558,6 +558,21 @@ impl DarkRoom {
                 self.knobs.saved.workspace_mb = mb;
                 self.save_backend_settings();
             }
+            SettingsChange::Words(words) => {
+                self.words = words;
+                if self
+                    .tasks
+                    .catalog
+                    .jobs
+                    .try_send(workers::WriterMsg::Words(words))
+                    .is_err()
+                {
+                    self.notices.push(
+                        "the catalog is busy: the sidecars' words change from the next start",
+                    );
+                }
+                self.save_settings();
+            }
             SettingsChange::Naming(naming) => {
                 self.naming = naming;
                 if self
@@ -587,6 +602,7 @@ impl DarkRoom {
             detector: Some(self.detector.clone()),
             blurry_below: Some(self.blurry_below),
             culling: self.cull_settings,
+            sidecar_words: self.words,
         };
         self.save(workers::SaveMsg::App(path, settings));
     }

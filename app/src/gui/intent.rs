@@ -27,6 +27,8 @@ pub enum Overlay {
 pub enum SettingsChange {
     Force(Option<Rung>),
     Naming(SidecarNaming),
+    /// Which other tools' words the sidecars carry.
+    Words(darkroom_catalog::SidecarWords),
     /// None: automatic.
     Threads(Option<usize>),
     Workspace(Option<u64>),

@@ -117,6 +117,7 @@ pub fn run(
         catalog: data.join("catalog.sqlite"),
         thumb_cache,
         naming: settings.naming,
+        words: settings.sidecar_words,
         recent: settings.recent,
         status: StatusSource::Starting(rx),
         thumb_threads: num_threads(),

@@ -37,6 +37,8 @@ pub struct Setup {
     pub catalog: PathBuf,
     pub thumb_cache: PathBuf,
     pub naming: SidecarNaming,
+    /// Which other tools' words the sidecars carry.
+    pub words: darkroom_catalog::SidecarWords,
     pub recent: Vec<PathBuf>,
     pub status: StatusSource,
     pub thumb_threads: usize,
@@ -84,6 +86,7 @@ pub struct DarkRoom {
     pub notices: Notices,
     pub recent: Vec<PathBuf>,
     pub naming: SidecarNaming,
+    pub words: darkroom_catalog::SidecarWords,
     pub status: StatusSource,
     /// Threads and TensorRT workspace, shown and edited in Settings.
     pub knobs: EngineKnobs,
@@ -201,6 +204,10 @@ impl DarkRoom {
         let cache = ThumbCache::new(setup.thumb_cache);
         let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
         let catalog = workers::catalog_thread(setup.catalog.clone(), setup.naming, wake.clone());
+        // The queue is empty now: this cannot be refused.
+        let _ = catalog
+            .jobs
+            .try_send(workers::WriterMsg::Words(setup.words));
         let (saver, saver_problems) = workers::settings_saver(wake.clone());
         let mut notices = Notices::default();
         for n in setup.notices {
@@ -215,6 +222,7 @@ impl DarkRoom {
             notices,
             recent: setup.recent,
             naming: setup.naming,
+            words: setup.words,
             status: setup.status,
             knobs: setup.knobs,
             detectors: setup.detectors,

@@ -68,6 +68,7 @@ impl DarkRoom {
         let env = WindowEnv {
             status: status.as_ref(),
             naming: self.naming,
+            words: self.words,
             knobs: &self.knobs,
             index: IndexSettings {
                 detectors: &self.detectors,

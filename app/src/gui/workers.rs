@@ -388,6 +388,7 @@ fn full_worker(
 pub enum WriterMsg {
     Decide(DecisionJob),
     Naming(SidecarNaming),
+    Words(darkroom_catalog::SidecarWords),
     /// Name a person (None: forget the name).
     NamePerson(i64, Option<String>),
 }
@@ -469,6 +470,12 @@ pub fn catalog_thread(catalog_path: PathBuf, naming: SidecarNaming, wake: Waker)
                 Ok(WriterMsg::Naming(n)) => {
                     if let Some(c) = catalog.as_mut() {
                         c.set_naming(n);
+                    }
+                    continue;
+                }
+                Ok(WriterMsg::Words(w)) => {
+                    if let Some(c) = catalog.as_mut() {
+                        c.set_words(w);
                     }
                     continue;
                 }

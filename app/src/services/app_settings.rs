@@ -20,6 +20,9 @@ pub struct AppSettings {
     pub blurry_below: Option<f32>,
     #[serde(default)]
     pub culling: CullSettings,
+    /// Which other tools' words the sidecars carry (digiKam's, Photo Mechanic's).
+    #[serde(default)]
+    pub sidecar_words: darkroom_catalog::SidecarWords,
 }
 
 /// How deciding behaves: moving on after a decision, and the auto-cull proposal's rules.

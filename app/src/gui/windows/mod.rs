@@ -27,6 +27,7 @@ pub use settings::SettingsWindow;
 pub struct WindowEnv<'a> {
     pub status: Option<&'a BackendStatus>,
     pub naming: SidecarNaming,
+    pub words: darkroom_catalog::SidecarWords,
     pub knobs: &'a settings::EngineKnobs,
     pub index: settings::IndexSettings<'a>,
     pub models_dir: Option<&'a Path>,

@@ -329,6 +329,20 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                     }
                 });
                 ui.end_row();
+                // Rating and the label's name are in every sidecar: each tool reads them.
+                ui.label("Sidecars also speak");
+                ui.vertical(|ui| {
+                    let mut words = env.words;
+                    ui.checkbox(
+                        &mut words.digikam,
+                        "digiKam (pick label, colour label)",
+                    );
+                    ui.checkbox(&mut words.photo_mechanic, "Photo Mechanic (tagged)");
+                    if words != env.words {
+                        change = Some(SettingsChange::Words(words));
+                    }
+                });
+                ui.end_row();
                 let label = ui.label("Inference threads").id;
                 let threads = Knob {
                     label,
