@@ -28,6 +28,13 @@ impl<T> Slot<T> {
             _ => None,
         }
     }
+
+    /// Made (or failed) goes back to nothing; asked for is left to arrive.
+    fn let_go(&mut self) {
+        if matches!(self, Slot::Ready(_) | Slot::Failed(_)) {
+            *self = Slot::None;
+        }
+    }
 }
 
 pub type Picture = Slot<TextureHandle>;
@@ -122,25 +129,24 @@ impl Gallery {
     /// (16 MB), so stepping through a shoot must not keep one per photo seen. A picture on its
     /// way is left to arrive; the next call lets it go if it is no longer wanted.
     pub fn keep_loupe_pictures(&mut self, keep: &[EntryId]) {
-        for (i, s) in self.slots.iter_mut().enumerate() {
-            let wanted = keep
-                .iter()
-                .any(|id| id.generation() == self.generation && id.index() == i);
-            if !wanted && matches!(s.loupe, Slot::Ready(_) | Slot::Failed(_)) {
-                s.loupe = Picture::None;
-            }
-        }
+        self.keep_only(keep, |p| &mut p.loupe);
     }
 
     /// Let go of every full-resolution photo but those of `keep` (a 24 MP photo's tiles are
     /// 96 MB); as with the loupe pictures, one on its way is left to arrive.
     pub fn keep_full(&mut self, keep: &[EntryId]) {
+        self.keep_only(keep, |p| &mut p.full);
+    }
+
+    /// Let go of one slot of every photo not in `keep`.
+    fn keep_only<T>(&mut self, keep: &[EntryId], slot: impl Fn(&mut Pictures) -> &mut Slot<T>) {
+        let generation = self.generation;
         for (i, s) in self.slots.iter_mut().enumerate() {
-            let wanted = keep
+            if !keep
                 .iter()
-                .any(|id| id.generation() == self.generation && id.index() == i);
-            if !wanted && matches!(s.full, Slot::Ready(_) | Slot::Failed(_)) {
-                s.full = Slot::None;
+                .any(|id| id.generation() == generation && id.index() == i)
+            {
+                slot(s).let_go();
             }
         }
     }

@@ -320,14 +320,8 @@ fn thumb_worker(
                 // A picture just made goes to the window before the cache's encode.
                 let mut sent = false;
                 let made = cache.get_then_store(&job.path, side, |t| {
-                    sent = out.send(ThumbDone {
-                        id: job.id,
-                        want: job.want,
-                        result: Ok(Made::Picture {
-                            side,
-                            image: t.image.clone(),
-                        }),
-                    });
+                    let image = t.image.clone();
+                    sent = answer(out, &job, Ok(Made::Picture { side, image }));
                 });
                 if sent {
                     continue;
@@ -342,15 +336,19 @@ fn thumb_worker(
             Want::Full => continue,
         }
         .map_err(|e| e.to_string());
-        let done = ThumbDone {
-            id: job.id,
-            want: job.want,
-            result,
-        };
-        if !out.send(done) {
+        if !answer(out, &job, result) {
             return;
         }
     }
+}
+
+/// Send `job`'s answer; false when the window is gone.
+fn answer(out: &Reporter<ThumbDone>, job: &ThumbJob, result: Result<Made, String>) -> bool {
+    out.send(ThumbDone {
+        id: job.id,
+        want: job.want,
+        result,
+    })
 }
 
 fn full_worker(
@@ -373,12 +371,7 @@ fn full_worker(
         } else {
             Ok(Made::Skipped)
         };
-        let done = ThumbDone {
-            id: job.id,
-            want: job.want,
-            result,
-        };
-        if !out.send(done) {
+        if !answer(out, &job, result) {
             return;
         }
     }

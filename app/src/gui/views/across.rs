@@ -137,14 +137,6 @@ fn face_cell_ui(ui: &mut egui::Ui, t: &FaceTile, cell: f32, blurry_below: f32) {
         } else {
             ui.label(focus);
         }
-        match t.eyes_closed {
-            Some(true) => {
-                ui.colored_label(theme::EYES_CLOSED, "eyes closed");
-            }
-            Some(false) => {
-                ui.label("eyes open");
-            }
-            None => {}
-        }
+        super::loupe::eyes_ui(ui, t.eyes_closed);
     });
 }

@@ -196,19 +196,24 @@ fn face_strip_ui(
                         intents.push(Intent::Zoom(crate::gui::intent::ZoomChange::Face(k)));
                     }
                     ui.label(format!("focus {:.0}", t.sharpness));
-                    match t.eyes_closed {
-                        Some(true) => {
-                            ui.colored_label(theme::EYES_CLOSED, "eyes closed");
-                        }
-                        Some(false) => {
-                            ui.label("eyes open");
-                        }
-                        None => {}
-                    }
+                    eyes_ui(ui, t.eyes_closed);
                 });
             }
         });
     });
+}
+
+/// A face's eyes, as the eye model saw them (nothing when it did not run).
+pub fn eyes_ui(ui: &mut egui::Ui, eyes_closed: Option<bool>) {
+    match eyes_closed {
+        Some(true) => {
+            ui.colored_label(theme::EYES_CLOSED, "eyes closed");
+        }
+        Some(false) => {
+            ui.label("eyes open");
+        }
+        None => {}
+    }
 }
 
 /// The id of the photo shown at position `v`, with what the views need of it.
