@@ -64,16 +64,9 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
         }
         _ => {}
     }
-    state.loupe_placed = super::photo::photo_ui(ui, pictures, &app.zoom, intents).placed;
+    let drawn = super::photo::photo_ui(ui, pictures, &app.zoom, app.show_clipping, intents);
+    state.loupe_placed = drawn.placed;
     if let (Some(placed), Some(full)) = (state.loupe_placed, pictures.full.ready()) {
-        if app.show_clipping {
-            ui.painter_at(placed.pane).image(
-                full.clipping.id(),
-                placed.photo,
-                egui::Rect::from_min_max(egui::pos2(0.0, 0.0), egui::pos2(1.0, 1.0)),
-                egui::Color32::WHITE,
-            );
-        }
         super::histogram::histogram_ui(ui, placed.pane, &full.histogram);
     }
 }

@@ -20,15 +20,17 @@ pub struct Drawn {
 }
 
 /// Draw the photo into the rest of `ui`.
+/// `clipping`: lay the clipping mask (J) over the photo, under the navigator.
 pub fn photo_ui(
     ui: &mut egui::Ui,
     pictures: &Pictures,
     zoom: &Zoom,
+    clipping: bool,
     intents: &mut Vec<Intent>,
 ) -> Drawn {
     let pane = ui.available_rect_before_wrap();
     let response = ui.allocate_rect(pane, Sense::click_and_drag());
-    let placed = draw(ui, &response, pane, pictures, zoom, intents);
+    let placed = draw(ui, &response, pane, pictures, zoom, clipping, intents);
     Drawn {
         placed,
         clicked: response.clicked(),
@@ -41,6 +43,7 @@ fn draw(
     pane: Rect,
     pictures: &Pictures,
     zoom: &Zoom,
+    clipping: bool,
     intents: &mut Vec<Intent>,
 ) -> Option<Placed> {
     let preview = match &pictures.loupe {
@@ -83,6 +86,9 @@ fn draw(
             painter.image(tex.id(), photo, UV, Color32::WHITE);
         }
         _ => {}
+    }
+    if clipping && let Some(full) = full {
+        painter.image(full.clipping.id(), photo, UV, Color32::WHITE);
     }
     let words = zoom_words(zoom, &pictures.full);
     response.widget_info(|| {
