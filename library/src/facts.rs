@@ -81,8 +81,15 @@ fn shutter_words((num, den): (u32, u32)) -> String {
 /// The facts of the photo at `path`. A file with no EXIF anywhere has empty facts; only a
 /// file that cannot be read is an error.
 pub fn read(path: &Path) -> Result<Facts, LibraryError> {
+    if !formats::is_raw(path) {
+        // A JPEG's EXIF is at its start: the reader stops there, not 12 MB later.
+        let file =
+            std::fs::File::open(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        let found = tolerant(reader().read_from_container(&mut std::io::BufReader::new(file)));
+        return Ok(facts_of(&found.into_iter().collect::<Vec<_>>()));
+    }
     let data = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
-    Ok(from_bytes(&data, formats::is_raw(path)))
+    Ok(from_bytes(&data, true))
 }
 
 /// The facts in a file's bytes (`raw`: look in its previews too). Damaged EXIF gives what

@@ -118,9 +118,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         // Not on screen within the step: it counts as the whole step, and more.
         screen.push(seen.unwrap_or(pace).as_secs_f64() * 1e3);
         sharp_in_time += usize::from(sharp);
-        while pressed.elapsed() < pace {
-            std::hint::spin_loop();
-        }
+        std::thread::sleep(pace.saturating_sub(pressed.elapsed()));
     }
     // Then back, stopping on each photo until its own pixels are in: the latency a
     // photographer who pauses to check focus sees.

@@ -10,7 +10,7 @@ use darkroom_catalog::{Decision, Flag, Label};
 use super::culling::{DecisionJob, EntryId, Filter, View};
 use super::intent::{Intent, Overlay, SettingsChange, ZoomChange};
 use super::keymap::Action;
-use super::pictures::{Faces, Full, Picture};
+use super::pictures::Faces;
 use super::state::{DarkRoom, Indexing, StatusSource};
 use super::tasks::Latest;
 use super::theme::LOUPE_SIDE;
@@ -389,57 +389,46 @@ impl DarkRoom {
 
     /// Ask for photo `id`'s picture at `side` once (a full queue: ask again next frame).
     fn request(&mut self, id: EntryId, side: u32) {
-        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
-            return;
-        };
-        let slot = if side == LOUPE_SIDE {
-            &mut pictures.loupe
+        let want = workers::Want::Side(side);
+        if side == LOUPE_SIDE {
+            self.ask(id, want, |p| &mut p.loupe);
         } else {
-            &mut pictures.thumb
-        };
-        if matches!(slot, Picture::None) {
-            let job = workers::ThumbJob {
-                id,
-                path: photo.item.display_file().to_path_buf(),
-                want: workers::Want::Side(side),
-            };
-            if self.tasks.thumbs.jobs.try_send(job) {
-                *slot = Picture::Requested;
-            }
+            self.ask(id, want, |p| &mut p.thumb);
         }
     }
 
     /// Ask for photo `id` at its own resolution once (the loupe's 100 %).
     fn request_full(&mut self, id: EntryId) {
-        let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
-            return;
-        };
-        if matches!(pictures.full, Full::None) {
-            let job = workers::ThumbJob {
-                id,
-                path: photo.item.display_file().to_path_buf(),
-                want: workers::Want::Full,
-            };
-            if self.tasks.thumbs.full_jobs.try_send(job).is_ok() {
-                pictures.full = Full::Requested;
-            }
-        }
+        self.ask(id, workers::Want::Full, |p| &mut p.full);
     }
 
     /// Ask for photo `id`'s facts once (a small read of its EXIF).
     fn request_facts(&mut self, id: EntryId) {
+        self.ask(id, workers::Want::Facts, |p| &mut p.facts);
+    }
+
+    /// Queue `want` for photo `id` if its slot has nothing yet; a full queue leaves the slot
+    /// empty, so the view's next frame asks again.
+    fn ask<T>(
+        &mut self,
+        id: EntryId,
+        want: workers::Want,
+        slot: impl Fn(&mut super::pictures::Pictures) -> &mut super::pictures::Slot<T>,
+    ) {
         let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
             return;
         };
-        if matches!(pictures.facts, super::pictures::Slot::None) {
-            let job = workers::ThumbJob {
-                id,
-                path: photo.item.display_file().to_path_buf(),
-                want: workers::Want::Facts,
-            };
-            if self.tasks.thumbs.jobs.try_send(job) {
-                pictures.facts = super::pictures::Slot::Requested;
-            }
+        let slot = slot(pictures);
+        if !matches!(slot, super::pictures::Slot::None) {
+            return;
+        }
+        let job = workers::ThumbJob {
+            id,
+            path: photo.item.display_file().to_path_buf(),
+            want,
+        };
+        if self.tasks.thumbs.send(job) {
+            *slot = super::pictures::Slot::Requested;
         }
     }
 

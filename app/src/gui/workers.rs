@@ -224,8 +224,8 @@ impl PictureQueue {
 /// folder's generation; a full-resolution job for a photo no longer wanted (the loupe moved
 /// on) is answered `Skipped`.
 pub struct ThumbPool {
-    pub jobs: Arc<PictureQueue>,
-    pub full_jobs: SyncSender<ThumbJob>,
+    jobs: Arc<PictureQueue>,
+    full_jobs: SyncSender<ThumbJob>,
     pub done: Task<ThumbDone>,
     current: Arc<AtomicU64>,
     wanted_full: Arc<Mutex<Vec<EntryId>>>,
@@ -242,6 +242,14 @@ impl ThumbPool {
     /// A new folder is open: what was asked for the last one is no longer worth making.
     pub fn set_generation(&self, generation: u64) {
         self.current.store(generation, Ordering::Relaxed);
+    }
+
+    /// Queue `job` where its kind is made; false when that queue is full.
+    pub fn send(&self, job: ThumbJob) -> bool {
+        match job.want {
+            Want::Full => self.full_jobs.try_send(job).is_ok(),
+            Want::Side(_) | Want::Facts => self.jobs.try_send(job),
+        }
     }
 
     /// The photos whose full resolution is still worth making.

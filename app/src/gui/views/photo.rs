@@ -57,10 +57,7 @@ fn draw(
         }
         _ => None,
     };
-    let full = match &pictures.full {
-        Full::Ready(t) => Some(t),
-        _ => None,
-    };
+    let full = pictures.full.ready();
     // The photo's size in its own pixels; until they are here, the preview's stands in.
     let Some(photo_px) = full.map(|f| f.size).or(preview.map(|t| t.size_vec2())) else {
         ui.put(pane, egui::Spinner::new());
@@ -122,15 +119,7 @@ fn draw(
         intents.push(Intent::Zoom(ZoomChange::At(zoom::FULL, at)));
     }
     if !zoom.is_fit() {
-        navigator_ui(
-            ui,
-            &placed,
-            preview.or(match &pictures.thumb {
-                Picture::Ready(t) => Some(t),
-                _ => None,
-            }),
-            intents,
-        );
+        navigator_ui(ui, &placed, preview.or(pictures.thumb.ready()), intents);
     }
     Some(placed)
 }
