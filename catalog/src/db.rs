@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::decision::{Decision, Flag, Label};
+use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 2;
+const SCHEMA_VERSION: i32 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS photos (
@@ -22,7 +22,11 @@ CREATE TABLE IF NOT EXISTS photos (
     stars INTEGER NOT NULL DEFAULT 0 CHECK (stars BETWEEN 0 AND 5),
     label TEXT,
     sidecar_pending INTEGER NOT NULL DEFAULT 0,
-    updated_at INTEGER NOT NULL
+    updated_at INTEGER NOT NULL,
+    -- Version 3: 0 while the row's decision was never read from the photo's sidecar (a row the
+    -- index made): the next import or change reads the sidecar first, so what another tool
+    -- wrote is never hidden by a blank row.
+    imported INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX IF NOT EXISTS photos_pending ON photos(sidecar_pending) WHERE sidecar_pending = 1;
 -- Version 2: the face index. A photo's row says which file (size, mtime) and which models
@@ -91,6 +95,17 @@ pub struct ImportOutcome {
     pub from_sidecar: bool,
     /// The sidecar was there but could not be read; the photo is imported undecided.
     pub sidecar_error: Option<CatalogError>,
+}
+
+/// What a change did: the photo's decision before it (as the catalog or its sidecar had it)
+/// and after.
+#[derive(Debug)]
+pub struct Changed {
+    pub before: Decision,
+    pub after: Decision,
+    /// The photo was imported for this change and its sidecar could not be read (it is left
+    /// as it was; the change is recorded in the catalog).
+    pub import_error: Option<CatalogError>,
 }
 
 /// What recording a decision did.
@@ -201,12 +216,46 @@ impl Catalog {
             ))));
         }
         conn.execute_batch(SCHEMA).map_err(db)?;
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        if version < 3 && conn.prepare("SELECT imported FROM photos LIMIT 0").is_err() {
+            // Rows from before version 3 with a blank decision may be the index's: their
+            // sidecars are read again (a blank the user made reads back blank).
+            conn.execute_batch(
+                "ALTER TABLE photos ADD COLUMN imported INTEGER NOT NULL DEFAULT 1;
+                 UPDATE photos SET imported = 0
+                 WHERE flag = 0 AND stars = 0 AND label IS NULL AND sidecar_pending = 0;",
+            )
             .map_err(db)?;
+        }
+        if version != SCHEMA_VERSION {
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+                .map_err(db)?;
+        }
         Ok(Catalog {
             conn,
             path: path.to_path_buf(),
             naming,
+            words: Default::default(),
+        })
+    }
+
+    /// Open an existing catalog for reading only: no schema statements, no write of any kind
+    /// (the loupe's close-ups and the folder's analysis read it on every step).
+    pub fn open_read_only(path: &Path) -> Result<Self, CatalogError> {
+        let db = |source| CatalogError::Db {
+            source,
+            path: path.to_path_buf(),
+        };
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(db)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(db)?;
+        Ok(Catalog {
+            conn,
+            path: path.to_path_buf(),
+            naming: SidecarNaming::default(),
             words: Default::default(),
         })
     }
@@ -261,7 +310,7 @@ impl Catalog {
     }
 
     /// `(path, decision)` for every row `sql` selects as `path, flag, stars, label`.
-    fn rows(&self, sql: &str) -> Result<Vec<(PathBuf, Decision)>, CatalogError> {
+    pub(crate) fn rows(&self, sql: &str) -> Result<Vec<(PathBuf, Decision)>, CatalogError> {
         let mut stmt = self.conn.prepare(sql).map_err(self.db())?;
         let rows = stmt
             .query_map([], |r| {
@@ -271,10 +320,22 @@ impl Catalog {
         rows.collect::<Result<_, _>>().map_err(self.db())
     }
 
-    /// Bring a photo into the catalog. A photo already there keeps its recorded decision; a new
-    /// one takes the rating and label from an existing sidecar.
+    /// The row's decision and whether its sidecar was read into it (None: no row).
+    fn row(&self, photo: &Path) -> Result<Option<(Decision, bool)>, CatalogError> {
+        self.conn
+            .query_row(
+                "SELECT flag, stars, label, imported FROM photos WHERE path = ?1",
+                params![path_key(photo)],
+                |r| Ok((decision_at(r, 0)?, r.get::<_, i64>(3)? != 0)),
+            )
+            .optional()
+            .map_err(self.db())
+    }
+
+    /// Bring a photo into the catalog. A photo already imported keeps its recorded decision; a
+    /// new one (or one only the index has seen) takes the rating and label from its sidecar.
     pub fn import(&mut self, photo: &Path) -> Result<ImportOutcome, CatalogError> {
-        if let Some(decision) = self.decision(photo)? {
+        if let Some((decision, true)) = self.row(photo)? {
             return Ok(ImportOutcome {
                 decision,
                 from_sidecar: false,
@@ -288,8 +349,10 @@ impl Catalog {
         };
         self.conn
             .execute(
-                "INSERT OR IGNORE INTO photos (path, flag, stars, label, sidecar_pending, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 0, ?5)",
+                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported)
+                 VALUES (?1, ?2, ?3, ?4, 0, ?5, 1)
+                 ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4, imported = 1
+                     WHERE imported = 0",
                 params![
                     path_key(photo),
                     flag_code(decision.flag),
@@ -306,24 +369,34 @@ impl Catalog {
         })
     }
 
-    /// Record a decision. When this returns Ok the decision is durable in the catalog; the
-    /// sidecar follows, and a failure to write it is reported and retried on the next open.
-    pub fn decide(
-        &mut self,
-        photo: &Path,
-        decision: &Decision,
-    ) -> Result<DecideOutcome, CatalogError> {
-        decision.check()?;
-        let key = path_key(photo);
-        let previous = self.decision(photo)?.unwrap_or_default();
+    /// Make `change` to what the photo really has: imported first if it never was (its sidecar
+    /// read), then the one field changed. Durable when the enclosing transaction commits (at
+    /// once outside [`Catalog::transaction`]); the sidecar is marked pending and written by
+    /// [`Catalog::write_sidecars`].
+    pub fn change(&mut self, photo: &Path, change: &Change) -> Result<Changed, CatalogError> {
+        change.check()?;
+        let imported = self.import(photo)?;
+        let before = imported.decision;
+        let after = change.applied_to(&before);
+        if after != before {
+            self.set(photo, &after)?;
+        }
+        Ok(Changed {
+            before,
+            after,
+            import_error: imported.sidecar_error,
+        })
+    }
+
+    fn set(&mut self, photo: &Path, decision: &Decision) -> Result<(), CatalogError> {
         self.conn
             .execute(
-                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at)
-                 VALUES (?1, ?2, ?3, ?4, 1, ?5)
+                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported)
+                 VALUES (?1, ?2, ?3, ?4, 1, ?5, 1)
                  ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4,
-                     sidecar_pending = 1, updated_at = ?5",
+                     sidecar_pending = 1, updated_at = ?5, imported = 1",
                 params![
-                    key,
+                    path_key(photo),
                     flag_code(decision.flag),
                     decision.stars,
                     decision.label.as_ref().map(Label::xmp_value),
@@ -331,32 +404,108 @@ impl Catalog {
                 ],
             )
             .map_err(self.db())?;
-        let sidecar_error = self.write_sidecar(photo, decision).err();
+        Ok(())
+    }
+
+    /// Run `work` in one transaction (one synchronous commit for all it does): a batch of
+    /// imports and changes costs one flush, not one each. Err when the commit failed: then
+    /// nothing `work` did is in the catalog.
+    pub fn transaction<R>(&mut self, work: impl FnOnce(&mut Self) -> R) -> Result<R, CatalogError> {
+        self.conn
+            .execute_batch("BEGIN IMMEDIATE")
+            .map_err(self.db())?;
+        let out = work(self);
+        if let Err(e) = self.conn.execute_batch("COMMIT") {
+            let _ = self.conn.execute_batch("ROLLBACK");
+            return Err(self.db()(e));
+        }
+        Ok(out)
+    }
+
+    /// A statement with no result (savepoints).
+    pub(crate) fn execute(&self, sql: &str) -> Result<(), CatalogError> {
+        self.conn.execute_batch(sql).map_err(self.db())
+    }
+
+    /// Record a whole decision (a script's `darkroom decide --stdin` line). When this returns
+    /// Ok the decision is durable in the catalog; the sidecar follows, and a failure to write
+    /// it is reported and retried on the next open.
+    pub fn decide(
+        &mut self,
+        photo: &Path,
+        decision: &Decision,
+    ) -> Result<DecideOutcome, CatalogError> {
+        decision.check()?;
+        let previous = self.import(photo)?.decision;
+        self.set(photo, decision)?;
+        let sidecar_error = self
+            .write_sidecars(&[photo.to_path_buf()])
+            .into_iter()
+            .next()
+            .map(|(_, e)| e);
         Ok(DecideOutcome {
             previous,
             sidecar_error,
         })
     }
 
-    fn write_sidecar(&self, photo: &Path, decision: &Decision) -> Result<(), CatalogError> {
-        sidecar::write(photo, self.naming, self.words, decision)?;
-        self.conn
-            .execute(
-                "UPDATE photos SET sidecar_pending = 0 WHERE path = ?1",
-                params![path_key(photo)],
-            )
-            .map_err(self.db())?;
-        Ok(())
+    /// Write the sidecars of `photos` from their catalog decisions, flush their folders once,
+    /// then clear their pending marks in one transaction. Returns the photos that failed (they
+    /// stay pending, retried on the next open).
+    pub fn write_sidecars(&mut self, photos: &[PathBuf]) -> Vec<(PathBuf, CatalogError)> {
+        let mut dirs = sidecar::DirSync::default();
+        let mut done = Vec::new();
+        let mut failed = Vec::new();
+        for photo in photos {
+            if done.contains(photo) || failed.iter().any(|(p, _)| p == photo) {
+                continue;
+            }
+            let result = self.decision(photo).and_then(|d| {
+                let d = d.unwrap_or_default();
+                sidecar::write(photo, self.naming, self.words, &d, &mut dirs)
+            });
+            match result {
+                Ok(_) => done.push(photo.clone()),
+                Err(e) => failed.push((photo.clone(), e)),
+            }
+        }
+        if let Err(e) = dirs.finish() {
+            // Not durable yet: they stay pending, and each says why.
+            for photo in done.drain(..) {
+                failed.push((photo, e.duplicate()));
+            }
+        }
+        let cleared = self.transaction(|c| {
+            for photo in &done {
+                c.conn
+                    .execute(
+                        "UPDATE photos SET sidecar_pending = 0 WHERE path = ?1",
+                        params![path_key(photo)],
+                    )
+                    .map_err(c.db())?;
+            }
+            Ok::<(), CatalogError>(())
+        });
+        if let Err(e) = cleared.and_then(|r| r) {
+            // The sidecars are written; only the marks stay, and the next open writes them
+            // again (the same bytes).
+            failed.extend(done.into_iter().map(|p| (p, e.duplicate())));
+        }
+        failed
     }
 
     /// Rewrite every sidecar a crash or an error left behind the catalog. Returns the ones that
     /// still fail (they stay pending).
     pub fn flush_pending(&mut self) -> Result<Vec<CatalogError>, CatalogError> {
-        let pending =
-            self.rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")?;
-        Ok(pending
+        let pending: Vec<PathBuf> = self
+            .rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")?
             .into_iter()
-            .filter_map(|(photo, d)| self.write_sidecar(&photo, &d).err())
+            .map(|(p, _)| p)
+            .collect();
+        Ok(self
+            .write_sidecars(&pending)
+            .into_iter()
+            .map(|(_, e)| e)
             .collect())
     }
 }

@@ -133,3 +133,68 @@ impl Decision {
         }
     }
 }
+
+/// One decision as a photographer makes it: the flag, the stars or the label, as pressed. A
+/// change is applied to what the photo really has (its catalog row, or its sidecar if it was
+/// never imported), so a key pressed before the photo's import landed never wipes the rating
+/// or label another tool wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Change {
+    Flag(Flag),
+    Stars(u8),
+    Label(Option<Label>),
+}
+
+impl Change {
+    /// `decision` with this change made.
+    pub fn applied_to(&self, decision: &Decision) -> Decision {
+        let mut d = decision.clone();
+        match self {
+            Change::Flag(f) => d.flag = *f,
+            Change::Stars(s) => d.stars = *s,
+            Change::Label(l) => d.label = l.clone(),
+        }
+        d
+    }
+
+    /// The change that puts back what `before` had in the field this one changes (its undo).
+    pub fn undone_to(&self, before: &Decision) -> Change {
+        match self {
+            Change::Flag(_) => Change::Flag(before.flag),
+            Change::Stars(_) => Change::Stars(before.stars),
+            Change::Label(_) => Change::Label(before.label.clone()),
+        }
+    }
+
+    pub fn check(&self) -> Result<(), crate::CatalogError> {
+        self.applied_to(&Decision::default()).check()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_touches_its_own_field_and_its_undo_puts_it_back() {
+        let before = Decision {
+            flag: Flag::Unflagged,
+            stars: 5,
+            label: Some(Label::Colour(ColourLabel::Blue)),
+        };
+        let pick = Change::Flag(Flag::Pick);
+        let after = pick.applied_to(&before);
+        assert_eq!(
+            after,
+            Decision {
+                flag: Flag::Pick,
+                ..before.clone()
+            }
+        );
+        assert_eq!(pick.undone_to(&before).applied_to(&after), before);
+        let red = Change::Label(Some(Label::Colour(ColourLabel::Red)));
+        assert_eq!(red.undone_to(&before), Change::Label(before.label.clone()));
+        assert!(Change::Stars(6).check().is_err());
+    }
+}

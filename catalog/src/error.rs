@@ -24,3 +24,29 @@ pub enum CatalogError {
     #[error("invalid decision: {reason}")]
     InvalidDecision { reason: String },
 }
+
+impl CatalogError {
+    /// The same failure again, for another photo it befell (one folder flush or one commit
+    /// shared by a batch).
+    pub(crate) fn duplicate(&self) -> CatalogError {
+        match self {
+            CatalogError::Io { what, source, path } => CatalogError::Io {
+                what,
+                source: std::io::Error::new(source.kind(), source.to_string()),
+                path: path.clone(),
+            },
+            CatalogError::MalformedXmp { reason, path } => CatalogError::MalformedXmp {
+                reason: reason.clone(),
+                path: path.clone(),
+            },
+            CatalogError::InvalidDecision { reason } => CatalogError::InvalidDecision {
+                reason: reason.clone(),
+            },
+            CatalogError::Db { source, path } => CatalogError::Io {
+                what: "catalog error",
+                source: std::io::Error::other(source.to_string()),
+                path: path.clone(),
+            },
+        }
+    }
+}

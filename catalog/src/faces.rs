@@ -127,7 +127,7 @@ impl Catalog {
         let tx = self.conn.transaction().map_err(db)?;
         let key = path_key(photo);
         tx.execute(
-            "INSERT OR IGNORE INTO photos (path, updated_at) VALUES (?1, ?2)",
+            "INSERT OR IGNORE INTO photos (path, updated_at, imported) VALUES (?1, ?2, 0)",
             params![key, now_s()],
         )
         .map_err(db)?;
@@ -206,6 +206,18 @@ impl Catalog {
             .into_iter()
             .next()
             .map(|(_, i)| i))
+    }
+
+    /// The index rows of `photos` that have one, in their order: a folder's, without reading
+    /// the rest of the catalog.
+    pub fn indexed_of(&self, photos: &[PathBuf]) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
+        let mut out = Vec::new();
+        for photo in photos {
+            if let Some(index) = self.photo_index(photo)? {
+                out.push((photo.clone(), index));
+            }
+        }
+        Ok(out)
     }
 
     /// Every indexed photo, by path.

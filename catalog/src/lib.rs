@@ -3,6 +3,7 @@
 //! written after every commit and rewritten on the next open if the process died in between.
 //! Sidecars written by other tools are merged, never replaced.
 
+pub mod client;
 pub mod db;
 pub mod decision;
 pub mod error;
@@ -10,8 +11,8 @@ pub mod faces;
 pub mod sidecar;
 pub mod xmp;
 
-pub use db::{Catalog, ImportOutcome};
-pub use decision::{ColourLabel, Decision, Flag, Label};
+pub use db::{Catalog, Changed, ImportOutcome};
+pub use decision::{Change, ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
 pub use faces::{FaceRow, IndexStamp, PersonRow, PhotoIndex};
 pub use sidecar::SidecarNaming;

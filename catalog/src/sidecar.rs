@@ -59,10 +59,19 @@ fn read_text(path: &Path) -> Result<Option<String>, CatalogError> {
     }
 }
 
-/// The decision in a photo's existing sidecar, looking under the preferred name first.
+/// The photo's sidecars that exist, under either naming and in either case, each file once,
+/// the preferred naming's first.
+pub fn existing(photo: &Path, naming: SidecarNaming) -> Vec<PathBuf> {
+    let preferred = naming.path_for(photo);
+    let mut found = darkroom_library::sidecars::of(photo);
+    // Stable: among the others, the order they are looked for in.
+    found.sort_by_key(|p| !p.as_os_str().eq_ignore_ascii_case(preferred.as_os_str()));
+    found
+}
+
+/// The decision in a photo's existing sidecar (the preferred naming's, where both exist).
 pub fn read(photo: &Path, naming: SidecarNaming) -> Result<Option<Decision>, CatalogError> {
-    for n in [naming, naming.other()] {
-        let path = n.path_for(photo);
+    for path in existing(photo, naming) {
         if let Some(text) = read_text(&path)? {
             let fields =
                 xmp::read(&text).map_err(|reason| CatalogError::MalformedXmp { reason, path })?;
@@ -72,34 +81,92 @@ pub fn read(photo: &Path, naming: SidecarNaming) -> Result<Option<Decision>, Cat
     Ok(None)
 }
 
-/// Write `decision` into the photo's sidecar, merging into an existing one. A malformed
-/// existing sidecar is left untouched and reported.
+/// Folders whose new entries must be flushed before a write counts as durable: one flush per
+/// folder for a batch of sidecars, not one per file.
+#[derive(Debug, Default)]
+pub struct DirSync(Vec<PathBuf>);
+
+impl DirSync {
+    fn add(&mut self, dir: &Path) {
+        if !self.0.iter().any(|d| d == dir) {
+            self.0.push(dir.to_path_buf());
+        }
+    }
+
+    /// Flush every folder written to; the first that fails is returned (the others are still
+    /// flushed).
+    pub fn finish(self) -> Result<(), CatalogError> {
+        let mut first = None;
+        for dir in self.0 {
+            #[cfg(unix)]
+            if let Err(source) = std::fs::File::open(&dir).and_then(|f| f.sync_all()) {
+                first.get_or_insert(CatalogError::Io {
+                    what: "cannot flush the sidecars' folder",
+                    source,
+                    path: dir,
+                });
+            }
+            #[cfg(not(unix))]
+            let _ = dir;
+        }
+        first.map_or(Ok(()), Err)
+    }
+}
+
+/// Write `decision` into the photo's sidecar: into every sidecar it already has, under either
+/// naming (merged, so another tool's words stay), or a new one under `naming` when it has none:
+/// a second sidecar never appears beside another tool's. A malformed existing sidecar is left
+/// untouched and reported (the others are still written). Durable once `dirs` is finished.
 pub fn write(
     photo: &Path,
     naming: SidecarNaming,
     words: xmp::SidecarWords,
     decision: &Decision,
-) -> Result<PathBuf, CatalogError> {
-    let path = naming.path_for(photo);
-    let text = match read_text(&path)? {
+    dirs: &mut DirSync,
+) -> Result<Vec<PathBuf>, CatalogError> {
+    let mut targets = existing(photo, naming);
+    if targets.is_empty() {
+        targets.push(naming.path_for(photo));
+    }
+    let mut written = Vec::new();
+    let mut first_error = None;
+    for path in targets {
+        match write_one(&path, words, decision, dirs) {
+            Ok(()) => written.push(path),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    first_error.map_or(Ok(written), Err)
+}
+
+fn write_one(
+    path: &Path,
+    words: xmp::SidecarWords,
+    decision: &Decision,
+    dirs: &mut DirSync,
+) -> Result<(), CatalogError> {
+    let text = match read_text(path)? {
         Some(existing) => {
             xmp::merge(&existing, decision, words).map_err(|reason| CatalogError::MalformedXmp {
                 reason,
-                path: path.clone(),
+                path: path.to_path_buf(),
             })?
         }
         None => xmp::new_packet(decision, words),
     };
-    write_atomically(&path, text.as_bytes()).map_err(|source| CatalogError::Io {
+    write_atomically(path, text.as_bytes()).map_err(|source| CatalogError::Io {
         what: "cannot write sidecar",
         source,
-        path: path.clone(),
+        path: path.to_path_buf(),
     })?;
-    Ok(path)
+    dirs.add(path.parent().unwrap_or_else(|| Path::new(".")));
+    Ok(())
 }
 
 /// Readers see the old file or the new one, never a mixture, and the new one survives a power
-/// cut once this returns.
+/// cut once its folder is flushed ([`DirSync::finish`]).
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let mut tmp_name = OsString::from(".");
@@ -110,10 +177,7 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        #[cfg(unix)]
-        std::fs::File::open(dir)?.sync_all()?;
-        Ok(())
+        std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
@@ -137,4 +201,60 @@ mod tests {
             Path::new("/photos/IMG_0001.xmp")
         );
     }
+
+    fn pick() -> Decision {
+        Decision {
+            flag: crate::Flag::Pick,
+            ..Decision::default()
+        }
+    }
+
+    /// A Lightroom-style `b.xmp` gets the decision; no `b.jpg.xmp` appears beside it. With both
+    /// namings present, both are updated; one file under two spellings is written once.
+    #[test]
+    fn a_decision_goes_into_the_sidecars_that_exist() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let photo = dir.path().join("b.jpg");
+        std::fs::write(&photo, b"jpeg").expect("photo");
+        let theirs = Decision {
+            stars: 4,
+            label: Some(crate::Label::Colour(crate::ColourLabel::Green)),
+            ..Decision::default()
+        };
+        let lightroom = dir.path().join("b.xmp");
+        std::fs::write(&lightroom, xmp::new_packet(&theirs, Default::default())).expect("xmp");
+        let naming = SidecarNaming::WithExtension;
+        assert_eq!(read(&photo, naming).expect("reads"), Some(theirs.clone()));
+        let mut dirs = DirSync::default();
+        let d = Decision {
+            flag: crate::Flag::Pick,
+            ..theirs
+        };
+        let written = write(&photo, naming, Default::default(), &d, &mut dirs).expect("writes");
+        dirs.finish().expect("flushed");
+        assert_eq!(written, vec![lightroom.clone()]);
+        assert!(!dir.path().join("b.jpg.xmp").exists(), "no second sidecar");
+        assert_eq!(read(&photo, naming).expect("reads"), Some(d.clone()));
+
+        // Both namings: both updated, ours read first.
+        std::fs::write(dir.path().join("b.jpg.xmp"), xmp::new_packet(&d, Default::default()))
+            .expect("xmp");
+        let mut dirs = DirSync::default();
+        let written =
+            write(&photo, naming, Default::default(), &pick(), &mut dirs).expect("writes");
+        assert_eq!(written.len(), 2, "{written:?}");
+        for p in &written {
+            let text = std::fs::read_to_string(p).expect("read");
+            assert_eq!(xmp::read(&text).expect("reads").decision(), pick(), "{}", p.display());
+        }
+
+        // One file under two names (as a case-insensitive file system shows `b.XMP`).
+        std::fs::remove_file(dir.path().join("b.jpg.xmp")).expect("rm");
+        std::fs::hard_link(&lightroom, dir.path().join("b.XMP")).expect("link");
+        assert_eq!(existing(&photo, naming), vec![lightroom.clone()]);
+        let mut dirs = DirSync::default();
+        let written = write(&photo, naming, Default::default(), &d, &mut dirs).expect("writes");
+        assert_eq!(written, vec![lightroom]);
+    }
 }
+

@@ -87,7 +87,9 @@ impl Fields {
                 d.stars = 0;
             }
         }
-        if d.label.is_none() {
+        // An empty `xmp:Label` is ours saying "no label": other tools' labels count only where
+        // ours is absent.
+        if self.label.is_none() {
             let number = |table: &[(ColourLabel, &str)], v: Option<&str>| {
                 let v = v?.split_whitespace().next()?;
                 table
@@ -253,63 +255,33 @@ impl Default for SidecarWords {
     }
 }
 
-/// The other tools' words for `decision`: (preferred prefix, namespace, name, value). Only
-/// what is set is written; an absent word means none to each of them.
-fn other_tools_words(
-    decision: &Decision,
-    words: SidecarWords,
-) -> Vec<(&'static str, &'static str, &'static str, &'static str)> {
-    let mut out = Vec::new();
-    match decision.flag {
-        Flag::Pick => {
-            if words.digikam {
-                out.push(("digiKam", DIGIKAM, "PickLabel", "3"));
-            }
-            if words.photo_mechanic {
-                out.push(("photomechanic", PHOTO_MECHANIC, "Tagged", "True"));
-            }
-        }
-        Flag::Reject if words.digikam => out.push(("digiKam", DIGIKAM, "PickLabel", "1")),
-        Flag::Reject | Flag::Unflagged => {}
-    }
-    if words.digikam
-        && let Some(Label::Colour(c)) = &decision.label
-        && let Some((_, n)) = DIGIKAM_COLOURS.iter().find(|(k, _)| k == c)
-    {
-        out.push(("digiKam", DIGIKAM, "ColorLabel", n));
-    }
-    out
-}
-
-/// A new packet holding only `decision`.
+/// A new packet holding only `decision`, in the words Settings chose.
 pub fn new_packet(decision: &Decision, words: SidecarWords) -> String {
-    let mut attrs = format!("xmp:Rating=\"{}\"", decision.xmp_rating());
-    if let Some(label) = &decision.label {
-        attrs.push_str(&format!(" xmp:Label=\"{}\"", escape(label.xmp_value())));
-    }
-    if decision.flag == Flag::Pick {
-        attrs.push_str(" darkroom:Pick=\"True\"");
-    }
     let mut namespaces = String::new();
-    for (prefix, uri, name, value) in other_tools_words(decision, words) {
-        let declaration = format!("\n    xmlns:{prefix}=\"{uri}\"");
-        if !namespaces.contains(&declaration) {
-            namespaces.push_str(&declaration);
+    let mut attrs = Vec::new();
+    for (field, action) in plan(&Fields::default(), decision, words) {
+        let Action::Set(value) = action else { continue };
+        let (prefix, uri, name) = name_of(field);
+        if field != Field::Rating && field != Field::Label {
+            let declaration = format!("\n    xmlns:{prefix}=\"{uri}\"");
+            if !namespaces.contains(&declaration) {
+                namespaces.push_str(&declaration);
+            }
         }
-        attrs.push_str(&format!(" {prefix}:{name}=\"{value}\""));
+        attrs.push(format!("{prefix}:{name}=\"{}\"", escape(&value)));
     }
     format!(
         "<?xpacket begin=\"\u{feff}\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>\n\
 <x:xmpmeta xmlns:x=\"adobe:ns:meta/\" x:xmptk=\"DarkRoom {version}\">\n \
 <rdf:RDF xmlns:rdf=\"{RDF}\">\n  \
 <rdf:Description rdf:about=\"\"\n    \
-xmlns:xmp=\"{XMP}\"\n    \
-xmlns:darkroom=\"{DARKROOM}\"{namespaces}\n    \
+xmlns:xmp=\"{XMP}\"{namespaces}\n    \
 {attrs}/>\n \
 </rdf:RDF>\n\
 </x:xmpmeta>\n\
 <?xpacket end=\"w\"?>\n",
         version = env!("CARGO_PKG_VERSION"),
+        attrs = attrs.join(" "),
     )
 }
 
@@ -351,17 +323,177 @@ fn prefix_for(
     unreachable!("an unbound prefix always exists")
 }
 
-/// Merge `decision` into an existing packet: every top-level `rdf:Description` loses its old
-/// Rating, Label and Pick (attribute or element form), the first gains the new ones, and every
-/// other byte of the packet is written back as it was.
+/// What a merge does with one of the words it knows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Action {
+    /// Left where it is, as it is: a word of another tool that this decision does not contradict.
+    Keep,
+    Remove,
+    /// Written with this value (for darktable's labels: the items, space-separated).
+    Set(String),
+}
+
+/// digiKam's pick label values that say pick or reject (2 is "pending", 0 none: kept).
+const DIGIKAM_DECIDED: [&str; 2] = ["1", "3"];
+
+fn is_true(v: &str) -> bool {
+    let v = v.trim();
+    v.eq_ignore_ascii_case("true") || v == "1"
+}
+
+/// What to do with each word so the packet says `decision` while everything it does not say is
+/// kept: ours (`xmp:Rating`, `xmp:Label`, `darkroom:Pick`) are always written; another tool's
+/// word for the flag or the label is changed only when that part of the decision changed (and
+/// then only to say the same as ours), or added where Settings asks for that tool's words. A
+/// value DarkRoom does not map (digiKam's orange, grey, black or white label, its "pending"
+/// pick, darktable's other labels) survives every decision that does not replace it.
+fn plan(fields: &Fields, decision: &Decision, words: SidecarWords) -> Vec<(Field, Action)> {
+    let prev = fields.decision();
+    let flag_changed = prev.flag != decision.flag;
+    let label_changed = prev.label != decision.label;
+    let mut out = vec![
+        (Field::Rating, Action::Set(decision.xmp_rating().to_string())),
+        (
+            Field::Pick,
+            if decision.flag == Flag::Pick {
+                Action::Set("True".into())
+            } else {
+                Action::Remove
+            },
+        ),
+    ];
+
+    let digikam_pick = fields.digikam_pick.as_deref().map(str::trim);
+    let pick_code = match decision.flag {
+        Flag::Pick => Some("3"),
+        Flag::Reject => Some("1"),
+        Flag::Unflagged => None,
+    };
+    out.push((
+        Field::DigikamPick,
+        match (digikam_pick, pick_code) {
+            (None, Some(code)) if words.digikam => Action::Set(code.into()),
+            (None, _) => Action::Keep,
+            (Some(_), _) if !flag_changed => Action::Keep,
+            (Some(_), Some(code)) => Action::Set(code.into()),
+            (Some(v), None) if DIGIKAM_DECIDED.contains(&v) => Action::Remove,
+            (Some(_), None) => Action::Keep,
+        },
+    ));
+    let tagged = fields.photo_mechanic_tagged.as_deref();
+    let pick = decision.flag == Flag::Pick;
+    out.push((
+        Field::PhotoMechanicTagged,
+        match tagged {
+            None if pick && words.photo_mechanic => Action::Set("True".into()),
+            None => Action::Keep,
+            Some(_) if !flag_changed => Action::Keep,
+            Some(_) if pick => Action::Set("True".into()),
+            Some(v) if is_true(v) => Action::Set("False".into()),
+            Some(_) => Action::Keep,
+        },
+    ));
+
+    let colour = match &decision.label {
+        Some(Label::Colour(c)) => Some(*c),
+        _ => None,
+    };
+    let number = |table: &[(ColourLabel, &'static str)], c: ColourLabel| {
+        table.iter().find(|(k, _)| *k == c).map(|(_, n)| *n)
+    };
+    let digikam_colour = fields.digikam_colour.as_deref().map(str::trim);
+    let digikam_mapped = |v: &str| DIGIKAM_COLOURS.iter().any(|(_, n)| *n == v);
+    let digikam_action = match (digikam_colour, colour.and_then(|c| number(&DIGIKAM_COLOURS, c))) {
+        (None, Some(n)) if words.digikam => Action::Set(n.into()),
+        (None, _) => Action::Keep,
+        (Some(_), _) if !label_changed => Action::Keep,
+        (Some(_), Some(n)) => Action::Set(n.into()),
+        (Some(v), None) if digikam_mapped(v) => Action::Remove,
+        (Some(_), None) => Action::Keep,
+    };
+    let darktable_action = match &fields.darktable_colours {
+        Some(items) if label_changed => {
+            let mut list: Vec<&str> = items.split_whitespace().collect();
+            let before = list.clone();
+            if let Some(Label::Colour(p)) = &prev.label
+                && let Some(n) = number(&DARKTABLE_COLOURS, *p)
+            {
+                list.retain(|i| *i != n);
+            }
+            if let Some(n) = colour.and_then(|c| number(&DARKTABLE_COLOURS, c))
+                && !list.contains(&n)
+            {
+                list.insert(0, n);
+            }
+            if list == before {
+                Action::Keep
+            } else if list.is_empty() {
+                Action::Remove
+            } else {
+                Action::Set(list.join(" "))
+            }
+        }
+        _ => Action::Keep,
+    };
+    // With no label of ours, another tool's label word left in the packet would be read as
+    // one: an empty `xmp:Label` says "none" in the words every tool reads first.
+    let foreign_label = {
+        let kept = |a: &Action, old: Option<&str>| match a {
+            Action::Keep => old.map(str::to_owned),
+            Action::Set(v) => Some(v.clone()),
+            Action::Remove => None,
+        };
+        let probe = Fields {
+            digikam_colour: kept(&digikam_action, digikam_colour),
+            darktable_colours: kept(&darktable_action, fields.darktable_colours.as_deref()),
+            ..Fields::default()
+        };
+        probe.decision().label.is_some()
+    };
+    out.push((
+        Field::Label,
+        match &decision.label {
+            Some(l) => Action::Set(l.xmp_value().to_owned()),
+            None if foreign_label => Action::Set(String::new()),
+            None => Action::Remove,
+        },
+    ));
+    out.push((Field::DigikamColour, digikam_action));
+    out.push((Field::DarktableColours, darktable_action));
+    out
+}
+
+/// The preferred prefix and namespace a field is written under.
+fn name_of(field: Field) -> (&'static str, &'static str, &'static str) {
+    match field {
+        Field::Rating => ("xmp", XMP, "Rating"),
+        Field::Label => ("xmp", XMP, "Label"),
+        Field::Pick => ("darkroom", DARKROOM, "Pick"),
+        Field::DigikamPick => ("digiKam", DIGIKAM, "PickLabel"),
+        Field::DigikamColour => ("digiKam", DIGIKAM, "ColorLabel"),
+        Field::PhotoMechanicTagged => ("photomechanic", PHOTO_MECHANIC, "Tagged"),
+        Field::DarktableColours => ("darktable", DARKTABLE, "colorlabels"),
+    }
+}
+
+/// Merge `decision` into an existing packet: the words [`plan`] changes are taken out of every
+/// top-level `rdf:Description` (attribute or element form) and written into the first, and
+/// every other byte of the packet is written back as it was.
 pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<String, String> {
     // Refuse what we could not read: a malformed sidecar is reported and left alone.
-    read(text)?;
+    let fields = read(text)?;
+    let plan = plan(&fields, decision, words);
+    let action = |f: Field| {
+        plan.iter()
+            .find(|(g, _)| *g == f)
+            .map_or(&Action::Keep, |(_, a)| a)
+    };
     let mut reader = NsReader::from_reader(text.as_bytes());
-    let mut writer = Writer::new(Vec::with_capacity(text.len() + 128));
+    let mut writer = Writer::new(Vec::with_capacity(text.len() + 256));
     let mut depth = 0usize;
     let mut rdf_depth: Option<usize> = None;
-    let mut description_depth: Option<usize> = None;
+    // The open top-level Description's depth and its name's prefix (for rdf:Seq and rdf:li).
+    let mut description: Option<(usize, String)> = None;
     let mut first_done = false;
     let mut skipping: Option<usize> = None;
     let write = |w: &mut Writer<Vec<u8>>, e: Event<'_>| w.write_event(e).map_err(|e| e.to_string());
@@ -403,41 +535,28 @@ pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<Str
                 let top_description =
                     is_rdf && local == b"Description" && rdf_depth.is_some_and(|d| d + 1 == depth);
                 if top_description {
-                    let mut out =
-                        BytesStart::new(String::from_utf8_lossy(e.name().as_ref()).into_owned());
+                    let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                    let rdf_prefix = name.split_once(':').map(|(p, _)| p.to_owned());
+                    let mut out = BytesStart::new(name);
                     for attr in e.attributes() {
                         let attr = attr.map_err(|err| err.to_string())?;
                         let (ans, alocal) = reader.resolve_attribute(attr.key);
-                        if field_of(&ans, alocal.as_ref()).is_none() {
-                            out.push_attribute(attr);
+                        match field_of(&ans, alocal.as_ref()) {
+                            Some(f) if *action(f) != Action::Keep => {}
+                            _ => out.push_attribute(attr),
                         }
                     }
                     if !first_done {
                         first_done = true;
-                        let (xmp, declare_xmp) = prefix_for(&reader, e, "xmp", XMP);
-                        if declare_xmp {
-                            out.push_attribute((format!("xmlns:{xmp}").as_str(), XMP));
-                        }
-                        out.push_attribute((
-                            format!("{xmp}:Rating").as_str(),
-                            decision.xmp_rating().to_string().as_str(),
-                        ));
-                        if let Some(label) = &decision.label {
-                            out.push_attribute((
-                                format!("{xmp}:Label").as_str(),
-                                label.xmp_value(),
-                            ));
-                        }
-                        if decision.flag == Flag::Pick {
-                            let (dr, declare_dr) = prefix_for(&reader, e, "darkroom", DARKROOM);
-                            if declare_dr {
-                                out.push_attribute((format!("xmlns:{dr}").as_str(), DARKROOM));
-                            }
-                            out.push_attribute((format!("{dr}:Pick").as_str(), "True"));
-                        }
                         // Each namespace declared once, however many of its words are written.
                         let mut prefixes: Vec<(&str, String)> = Vec::new();
-                        for (preferred, uri, name, value) in other_tools_words(decision, words) {
+                        for (f, a) in &plan {
+                            let Action::Set(value) = a else { continue };
+                            if *f == Field::DarktableColours {
+                                // An array: written in place of the old one, as an element.
+                                continue;
+                            }
+                            let (preferred, uri, local) = name_of(*f);
                             let prefix = match prefixes.iter().find(|(u, _)| *u == uri) {
                                 Some((_, p)) => p.clone(),
                                 None => {
@@ -449,20 +568,30 @@ pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<Str
                                     p
                                 }
                             };
-                            out.push_attribute((format!("{prefix}:{name}").as_str(), value));
+                            out.push_attribute((format!("{prefix}:{local}").as_str(), value.as_str()));
                         }
                     }
                     if is_empty {
                         write(&mut writer, Event::Empty(out))?;
                     } else {
-                        description_depth = Some(depth);
+                        description = Some((depth, rdf_prefix.unwrap_or_else(|| "rdf".into())));
                         depth += 1;
                         write(&mut writer, Event::Start(out))?;
                     }
                     continue;
                 }
-                if description_depth.is_some_and(|d| d + 1 == depth) && field.is_some() {
-                    // An element-form Rating/Label/Pick: dropped, the attribute replaces it.
+                if let Some((d, rdf)) = &description
+                    && *d + 1 == depth
+                    && let Some(f) = field
+                    && *action(f) != Action::Keep
+                {
+                    if f == Field::DarktableColours
+                        && let Action::Set(items) = action(f)
+                    {
+                        let name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                        write_seq(&mut writer, &name, rdf, items)?;
+                    }
+                    // Otherwise dropped: the first Description carries the word now.
                     if !is_empty {
                         skipping = Some(depth);
                         depth += 1;
@@ -476,8 +605,8 @@ pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<Str
             }
             Event::End(_) => {
                 depth = depth.saturating_sub(1);
-                if description_depth == Some(depth) {
-                    description_depth = None;
+                if description.as_ref().is_some_and(|(d, _)| *d == depth) {
+                    description = None;
                 }
                 if rdf_depth == Some(depth) {
                     rdf_depth = None;
@@ -497,6 +626,27 @@ pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<Str
         ));
     }
     Ok(out)
+}
+
+/// darktable's labels as it writes them: `<darktable:colorlabels><rdf:Seq><rdf:li>…`.
+fn write_seq(w: &mut Writer<Vec<u8>>, name: &str, rdf: &str, items: &str) -> Result<(), String> {
+    let seq = format!("{rdf}:Seq");
+    let li = format!("{rdf}:li");
+    let mut events = vec![
+        Event::Start(BytesStart::new(name)),
+        Event::Start(BytesStart::new(seq.as_str())),
+    ];
+    for item in items.split_whitespace() {
+        events.push(Event::Start(BytesStart::new(li.as_str())));
+        events.push(Event::Text(quick_xml::events::BytesText::new(item)));
+        events.push(Event::End(quick_xml::events::BytesEnd::new(li.as_str())));
+    }
+    events.push(Event::End(quick_xml::events::BytesEnd::new(seq.as_str())));
+    events.push(Event::End(quick_xml::events::BytesEnd::new(name)));
+    for e in events {
+        w.write_event(e).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -675,13 +825,80 @@ mod tests {
         )
         .expect("merges");
         assert!(reject.contains(r#"digiKam:PickLabel="1""#), "{reject}");
+        // Photo Mechanic's tag now says no; the label DarkRoom took away leaves digiKam's too.
         assert!(
-            !reject.contains("Tagged") && !reject.contains("ColorLabel"),
+            reject.contains(r#"photomechanic:Tagged="False""#) && !reject.contains("ColorLabel"),
             "{reject}"
         );
         let fresh = new_packet(&pick, SidecarWords::default());
         assert_eq!(read(&fresh).expect("reads").decision(), pick);
         assert!(fresh.contains(r#"photomechanic:Tagged="True""#), "{fresh}");
+    }
+
+    /// Values DarkRoom does not map survive every decision that does not replace them:
+    /// digiKam's orange label and "pending" pick, darktable's second label, Photo Mechanic's
+    /// colour class; a changed label replaces only the one DarkRoom read.
+    #[test]
+    fn words_another_tool_owns_survive_each_kind_of_decision() {
+        let packet = format!(
+            r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="{RDF}">
+<rdf:Description rdf:about="" xmlns:digiKam="{DIGIKAM}" xmlns:photomechanic="{PHOTO_MECHANIC}"
+ xmlns:xmp="{XMP}" digiKam:ColorLabel="2" digiKam:PickLabel="2" photomechanic:ColorClass="3"/>
+</rdf:RDF></x:xmpmeta>"#
+        );
+        let words = SidecarWords::default();
+        let stars = merge(&packet, &decision(Flag::Unflagged, 3, None), words).expect("merges");
+        let f = read(&stars).expect("reads");
+        assert_eq!(f.digikam_colour.as_deref(), Some("2"), "orange kept: {stars}");
+        assert_eq!(f.digikam_pick.as_deref(), Some("2"), "pending kept: {stars}");
+        assert!(stars.contains(r#"photomechanic:ColorClass="3""#), "{stars}");
+        let red = merge(&stars, &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)), words)
+            .expect("merges");
+        assert_eq!(read(&red).expect("reads").digikam_colour.as_deref(), Some("1"));
+        assert_eq!(read(&red).expect("reads").digikam_pick.as_deref(), Some("2"));
+        let picked = merge(&red, &decision(Flag::Pick, 3, Some(ColourLabel::Red)), words)
+            .expect("merges");
+        assert_eq!(read(&picked).expect("reads").digikam_pick.as_deref(), Some("3"));
+        let unflagged = merge(&picked, &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)), words)
+            .expect("merges");
+        assert_eq!(read(&unflagged).expect("reads").digikam_pick, None, "{unflagged}");
+        assert!(unflagged.contains(r#"photomechanic:ColorClass="3""#), "{unflagged}");
+
+        // darktable: red and blue; DarkRoom reads red.
+        let dt = format!(
+            r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="{RDF}">
+<rdf:Description rdf:about="" xmlns:darktable="{DARKTABLE}" xmlns:xmp="{XMP}" xmp:Rating="1">
+<darktable:colorlabels><rdf:Seq><rdf:li>0</rdf:li><rdf:li>3</rdf:li></rdf:Seq></darktable:colorlabels>
+</rdf:Description></rdf:RDF></x:xmpmeta>"#
+        );
+        let none = SidecarWords {
+            digikam: false,
+            photo_mechanic: false,
+        };
+        let d = read(&dt).expect("reads").decision();
+        assert_eq!(d.label, Some(Label::Colour(ColourLabel::Red)));
+        let starred = merge(&dt, &Decision { stars: 4, ..d.clone() }, none).expect("merges");
+        assert_eq!(
+            read(&starred).expect("reads").darktable_colours.as_deref(),
+            Some("0 3"),
+            "{starred}"
+        );
+        let green = merge(
+            &starred,
+            &decision(Flag::Unflagged, 4, Some(ColourLabel::Green)),
+            none,
+        )
+        .expect("merges");
+        assert_eq!(
+            read(&green).expect("reads").darktable_colours.as_deref(),
+            Some("2 3"),
+            "green replaces red, blue stays: {green}"
+        );
+        let cleared = merge(&green, &decision(Flag::Unflagged, 4, None), none).expect("merges");
+        let f = read(&cleared).expect("reads");
+        assert_eq!(f.darktable_colours.as_deref(), Some("3"), "{cleared}");
+        assert_eq!(f.label.as_deref(), Some(""), "ours say none: {cleared}");
+        assert_eq!(f.decision().label, None);
     }
 
     #[test]

@@ -15,25 +15,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Item;
 
-/// The sidecar names other tools and DarkRoom write beside a photo, in the order looked for:
-/// `IMG_0001.CR3.xmp` (darktable, digiKam, DarkRoom's default) and `IMG_0001.xmp`
-/// (Lightroom, Capture One, Photo Mechanic), in either case.
-pub fn sidecars_of(file: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for ext in ["xmp", "XMP"] {
-        let mut with = file.as_os_str().to_owned();
-        with.push(".");
-        with.push(ext);
-        let replaced = file.with_extension(ext);
-        for candidate in [PathBuf::from(with), replaced] {
-            if candidate != file && candidate.is_file() && !out.contains(&candidate) {
-                out.push(candidate);
-            }
-        }
-    }
-    out
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error("the destination folder does not exist: {}", .0.display())]
@@ -123,8 +104,13 @@ impl Plan {
         let mut files: Vec<Planned> = Vec::new();
         for item in items {
             for file in item.files() {
-                for source in std::iter::once(file.to_path_buf()).chain(sidecars_of(file)) {
-                    if files.iter().any(|f| f.source == source) {
+                for source in std::iter::once(file.to_path_buf()).chain(crate::sidecars::of(file)) {
+                    // A RAW and its JPEG twin share `IMG.xmp`; a case-insensitive file system
+                    // shows one file under two spellings.
+                    if files
+                        .iter()
+                        .any(|f| f.source == source || crate::sidecars::same_file(&f.source, &source))
+                    {
                         continue;
                     }
                     let meta = std::fs::metadata(&source)

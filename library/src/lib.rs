@@ -13,6 +13,7 @@ pub mod histogram;
 pub mod jpeg_dc;
 pub mod preview;
 pub mod scan;
+pub mod sidecars;
 pub mod thumbs;
 pub mod working;
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use darkroom_catalog::{Catalog, ColourLabel, Decision, Flag, Label, SidecarNaming};
+use darkroom_catalog::{Catalog, Change, ColourLabel, Decision, Flag, Label, SidecarNaming};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, clap::Args)]
@@ -108,26 +108,36 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return from_stdin(&mut catalog);
     }
     let label = args.label.as_deref().map(parse_label).transpose()?;
+    // Each as pressed in the window: made on what the photo has (its sidecar read first if the
+    // catalog never saw it), so what another tool wrote and this command does not name stays.
+    let changes: Vec<Change> = [
+        args.stars.map(Change::Stars),
+        args.flag().map(Change::Flag),
+        label.map(Change::Label),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     let mut failed = false;
     for photo in &args.photos {
-        let mut d = catalog.import(photo)?.decision;
-        if let Some(s) = args.stars {
-            d.stars = s;
-        }
-        if let Some(f) = args.flag() {
-            d.flag = f;
-        }
-        if let Some(l) = &label {
-            d.label = l.clone();
-        }
-        let outcome = catalog.decide(photo, &d)?;
-        let sidecar_error = outcome.sidecar_error.map(|e| e.to_string());
+        let made = catalog.transaction(|c| {
+            let mut decision = c.import(photo)?.decision;
+            for change in &changes {
+                decision = c.change(photo, change)?.after;
+            }
+            Ok::<_, darkroom_catalog::CatalogError>(decision)
+        })??;
+        let sidecar_error = catalog
+            .write_sidecars(std::slice::from_ref(photo))
+            .into_iter()
+            .next()
+            .map(|(_, e)| e.to_string());
         failed |= sidecar_error.is_some();
         println!(
             "{}",
             serde_json::to_string(&Report {
                 path: photo.to_string_lossy().into_owned(),
-                decision: d,
+                decision: made,
                 sidecar_error,
             })?
         );

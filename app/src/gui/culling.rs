@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use darkroom_catalog::{ColourLabel, Decision, Flag, Label};
+use darkroom_catalog::{Change, ColourLabel, Decision, Flag, Label};
 use darkroom_index::proposal::{self, Candidate};
 use darkroom_index::{PhotoAnalysis, ProposalRules, Proposed};
 use darkroom_library::Item;
@@ -87,12 +87,16 @@ pub struct Photo {
     pub item: Item,
     /// What the index says (None: not indexed).
     pub analysis: Option<PhotoAnalysis>,
+    /// What is shown: the durable decision with the changes still on their way made on it.
     pub decision: Decision,
-    /// Decisions sent and not yet acknowledged as durable: an acknowledgement of an older one
-    /// while a newer is on its way must neither clear "saving…" nor show the older decision.
-    in_flight: u32,
-    /// A decision was made here: a late import result must not overwrite it.
-    pub decided_here: bool,
+    /// What the catalog (or the photo's sidecar, when it was imported) last said.
+    durable: Decision,
+    /// The catalog has answered for this photo (its import, or a change that imported it);
+    /// until then its decision is not known, and it shows as loading, never as blank.
+    pub loaded: bool,
+    /// Changes sent and not yet answered, oldest first: their sequence numbers and what each
+    /// is shown as.
+    pending: Vec<(u64, Change)>,
     pub error: Option<String>,
 }
 
@@ -102,15 +106,30 @@ impl Photo {
             item,
             analysis: None,
             decision: Decision::default(),
-            in_flight: 0,
-            decided_here: false,
+            durable: Decision::default(),
+            loaded: false,
+            pending: Vec::new(),
             error: None,
         }
     }
 
     /// Sent to the catalog, not yet acknowledged as durable ("saving…").
     pub fn pending(&self) -> bool {
-        self.in_flight > 0
+        !self.pending.is_empty()
+    }
+
+    fn refresh(&mut self) {
+        self.decision = self
+            .pending
+            .iter()
+            .fold(self.durable.clone(), |d, (_, c)| c.applied_to(&d));
+    }
+
+    /// Takes change `seq` off the pending list; false when it was not on it.
+    fn settle(&mut self, seq: u64) -> bool {
+        let before = self.pending.len();
+        self.pending.retain(|(s, _)| *s != seq);
+        self.pending.len() != before
     }
 
     pub fn file_name(&self) -> String {
@@ -122,22 +141,42 @@ impl Photo {
     }
 }
 
-/// A decision for every file of one photo, for the catalog thread.
+/// What a decision job asks of the catalog.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Edit {
+    /// A change as pressed (the flag, the stars or the label).
+    Change(Change),
+    /// Undo: put back what change `of` replaced.
+    Revert { of: u64 },
+}
+
+/// A decision on every file of one photo, for the catalog thread.
 #[derive(Debug, Clone)]
 pub struct DecisionJob {
     pub id: EntryId,
+    /// Names this job in its answer and in a later undo.
+    pub seq: u64,
     pub files: Vec<PathBuf>,
-    pub decision: Decision,
-    /// What the photo showed before, restored if the job cannot be sent.
-    pub previous: Decision,
+    pub edit: Edit,
 }
 
-/// The catalog thread's answer: durable in the catalog (and the sidecar error, if any).
+/// The catalog thread's answer: durable in the catalog with the photo's decision before and
+/// after, or failed (nothing recorded) and why.
 #[derive(Debug, Clone)]
 pub struct DecisionAck {
     pub id: EntryId,
-    pub decision: Decision,
-    pub error: Option<String>,
+    pub seq: u64,
+    pub result: Result<(Decision, Decision), String>,
+}
+
+/// One photo's part of an undo step: the change, and what the photo showed before it (until
+/// the catalog's answer says what it really had).
+#[derive(Debug, Clone)]
+struct Undoable {
+    id: EntryId,
+    seq: u64,
+    change: Change,
+    before: Decision,
 }
 
 /// A person in this folder, for the people strip.
@@ -186,7 +225,12 @@ pub struct Culling {
     /// For each decision made in this folder, newest last: (photo, its decision before) for
     /// every photo it changed — a decision on a selection, or an applied proposal, is one
     /// step. It starts empty with each folder: undo never reaches into a folder no longer open.
-    undo: Vec<Vec<(EntryId, Decision)>>,
+    undo: Vec<Vec<Undoable>>,
+    /// What each answered change found (its "before"), by sequence number: what an undo puts
+    /// back.
+    answered_before: HashMap<u64, Decision>,
+    /// The next decision job's sequence number (never reused, across folders too).
+    next_seq: u64,
     /// Show the sharpest first.
     pub sort_by_sharpness: bool,
     /// Bursts show as their suggested frame until opened (B).
@@ -213,6 +257,8 @@ impl Default for Culling {
             view: View::Grid,
             filter: Filter::All,
             undo: Vec::new(),
+            answered_before: HashMap::new(),
+            next_seq: 1,
             sort_by_sharpness: false,
             expanded_bursts: HashSet::new(),
             person_names: HashMap::new(),
@@ -231,6 +277,7 @@ impl Culling {
         self.entries.clear();
         self.visible.clear();
         self.undo.clear();
+        self.answered_before.clear();
         self.selected = 0;
         self.selection.clear();
         self.anchor = None;
@@ -593,30 +640,40 @@ impl Culling {
 
     /// Decide for the selected photos (one step of undo): shown at once as pending, durable
     /// when the catalog acknowledges each. Returns the jobs to send (none: nothing selected or
-    /// nothing changed).
-    pub fn decide(&mut self, change: impl Fn(&mut Decision)) -> Vec<DecisionJob> {
+    /// nothing changed). A photo whose import has not answered yet is sent the change too:
+    /// the catalog makes it on what the photo really has.
+    pub fn decide(&mut self, change: Change) -> Vec<DecisionJob> {
         let changes = self
             .targets()
             .into_iter()
-            .filter_map(|i| {
-                let mut after = self.entries[i].decision.clone();
-                change(&mut after);
-                (after != self.entries[i].decision).then_some((self.id(i), after))
+            .filter(|&i| {
+                let p = &self.entries[i];
+                !p.loaded || change.applied_to(&p.decision) != p.decision
             })
+            .map(|i| (self.id(i), change.clone()))
             .collect();
         self.record(changes)
     }
 
     /// Make `changes` one step of undo and mark each pending.
-    fn record(&mut self, changes: Vec<(EntryId, Decision)>) -> Vec<DecisionJob> {
+    fn record(&mut self, changes: Vec<(EntryId, Change)>) -> Vec<DecisionJob> {
         let mut step = Vec::new();
         let mut jobs = Vec::new();
-        for (id, after) in changes {
+        for (id, change) in changes {
             let Some(before) = self.get(id).map(|p| p.decision.clone()) else {
                 continue;
             };
-            step.push((id, before));
-            jobs.extend(self.mark_pending(id, after));
+            let Some(job) = self.mark_pending(id, change.clone(), Edit::Change(change.clone()))
+            else {
+                continue;
+            };
+            step.push(Undoable {
+                id,
+                seq: job.seq,
+                change,
+                before,
+            });
+            jobs.push(job);
         }
         if !step.is_empty() {
             self.undo.push(step);
@@ -625,14 +682,18 @@ impl Culling {
     }
 
     /// Undo this folder's last decision (every photo it changed). Returns the jobs that
-    /// restore them.
+    /// restore them: each puts back, in the catalog, what its change replaced there.
     pub fn undo(&mut self) -> Vec<DecisionJob> {
         let Some(step) = self.undo.pop() else {
             return Vec::new();
         };
         step.into_iter()
             .rev()
-            .filter_map(|(id, before)| self.mark_pending(id, before))
+            .filter_map(|u| {
+                let before = self.answered_before.get(&u.seq).unwrap_or(&u.before);
+                let shown = u.change.undone_to(before);
+                self.mark_pending(u.id, shown, Edit::Revert { of: u.seq })
+            })
             .collect()
     }
 
@@ -658,7 +719,8 @@ impl Culling {
     pub fn proposed(&self, i: usize) -> Option<Proposed> {
         let p = self.proposal.as_ref()?.proposed.get(i).copied().flatten()?;
         let photo = self.entries.get(i)?;
-        (!proposal::decided(&photo.decision)).then_some(p)
+        // A photo whose import has not answered may have a decision another tool made.
+        (photo.loaded && !proposal::decided(&photo.decision)).then_some(p)
     }
 
     /// (picks, rejects) proposed and still open, while a proposal is shown.
@@ -675,13 +737,8 @@ impl Culling {
     /// The proposal becomes real decisions, one step of undo; photos decided since it was
     /// made keep their decision.
     pub fn apply_proposal(&mut self) -> Vec<DecisionJob> {
-        let changes: Vec<(EntryId, Decision)> = (0..self.entries.len())
-            .filter_map(|i| {
-                let p = self.proposed(i)?;
-                let mut after = self.entries[i].decision.clone();
-                after.flag = p.flag;
-                Some((self.id(i), after))
-            })
+        let changes: Vec<(EntryId, Change)> = (0..self.entries.len())
+            .filter_map(|i| Some((self.id(i), Change::Flag(self.proposed(i)?.flag))))
             .collect();
         self.proposal = None;
         self.record(changes)
@@ -691,62 +748,90 @@ impl Culling {
         self.proposal = None;
     }
 
-    fn mark_pending(&mut self, id: EntryId, decision: Decision) -> Option<DecisionJob> {
+    /// Show `shown` on photo `id` until the catalog answers job `edit`, which this returns.
+    fn mark_pending(&mut self, id: EntryId, shown: Change, edit: Edit) -> Option<DecisionJob> {
+        let seq = self.next_seq;
         let photo = self.get_mut(id)?;
-        let previous = std::mem::replace(&mut photo.decision, decision.clone());
-        photo.in_flight += 1;
-        photo.decided_here = true;
+        photo.pending.push((seq, shown));
+        photo.refresh();
         let files = photo.item.files().map(Path::to_path_buf).collect();
+        self.next_seq += 1;
         self.in_flight += 1;
         Some(DecisionJob {
             id,
+            seq,
             files,
-            decision,
-            previous,
+            edit,
         })
     }
 
     /// The job never reached the catalog thread: show what is really recorded, and why.
     pub fn send_failed(&mut self, job: DecisionJob, error: String) {
-        if let Some(photo) = self.get_mut(job.id) {
-            photo.decision = job.previous;
-            photo.in_flight = photo.in_flight.saturating_sub(1);
+        if let Some(photo) = self.get_mut(job.id)
+            && photo.settle(job.seq)
+        {
+            photo.refresh();
             photo.error = Some(error);
             self.in_flight = self.in_flight.saturating_sub(1);
         }
     }
 
-    /// The catalog made a decision durable. False when it is for a folder no longer open.
-    pub fn acknowledge(&mut self, ack: DecisionAck) -> bool {
-        if self.get(ack.id).is_none() {
-            return false;
+    /// The catalog answered a decision: durable, showing what the photo now has; or failed,
+    /// showing what is durable, and the words for a notice that names the photo. Nothing for a
+    /// folder no longer open.
+    pub fn acknowledge(&mut self, ack: DecisionAck) -> Option<String> {
+        let photo = self.get_mut(ack.id)?;
+        if !photo.settle(ack.seq) {
+            return None;
         }
-        self.in_flight = self.in_flight.saturating_sub(1);
-        let Some(photo) = self.get_mut(ack.id) else {
-            return false;
+        let failed = match ack.result {
+            Ok((before, after)) => {
+                photo.durable = after;
+                photo.loaded = true;
+                self.answered_before.insert(ack.seq, before);
+                None
+            }
+            Err(why) => {
+                let words = format!("the decision on {} was not saved: {why}", photo.file_name());
+                photo.error = Some(words.clone());
+                Some(words)
+            }
         };
-        photo.in_flight = photo.in_flight.saturating_sub(1);
-        // Acknowledgements come in the order the decisions were sent: the last one carries
-        // the decision now on screen.
-        if photo.in_flight == 0 {
-            photo.decision = ack.decision;
-        }
-        if let Some(err) = ack.error {
-            photo.error = Some(err);
-        }
-        true
+        let photo = self.get_mut(ack.id)?;
+        photo.refresh();
+        self.in_flight = self.in_flight.saturating_sub(1);
+        failed
     }
 
-    /// What the catalog (or a sidecar another tool wrote) already says about a photo.
+    /// What the catalog (or a sidecar another tool wrote) says about a photo. The catalog
+    /// answers in the order it was asked, so this is the durable decision as of now; changes
+    /// still on their way are shown on top of it.
     pub fn imported(&mut self, id: EntryId, decision: Decision, error: Option<String>) {
-        if let Some(photo) = self.get_mut(id)
-            && !photo.decided_here
-        {
-            photo.decision = decision;
+        if let Some(photo) = self.get_mut(id) {
+            photo.durable = decision;
+            photo.loaded = true;
+            photo.refresh();
             if error.is_some() {
                 photo.error = error;
             }
         }
+    }
+
+    /// A sidecar of the photo could not be read or written (the catalog has the decision).
+    pub fn sidecar_failed(&mut self, id: EntryId, error: String) {
+        if let Some(photo) = self.get_mut(id) {
+            photo.error = Some(error);
+        }
+    }
+
+    /// How many decisions are sent and not yet answered.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight
+    }
+
+    /// Photos whose import has not answered yet.
+    pub fn loading(&self) -> usize {
+        self.entries.iter().filter(|p| !p.loaded).count()
     }
 
     /// A picture or a close-up could not be made.
@@ -857,7 +942,23 @@ mod tests {
             c.push(item(&format!("IMG_{i:04}")));
         }
         c.refilter();
+        // Every import answered: nothing recorded yet.
+        for i in 0..n {
+            c.imported(c.id(i), Decision::default(), None);
+        }
         c
+    }
+
+    /// The catalog's answer to `job`, as if it found `before` there.
+    fn answer(job: &DecisionJob, before: &Decision) -> DecisionAck {
+        let Edit::Change(change) = &job.edit else {
+            panic!("a change");
+        };
+        DecisionAck {
+            id: job.id,
+            seq: job.seq,
+            result: Ok((before.clone(), change.applied_to(before))),
+        }
     }
 
     fn analysis(
@@ -888,8 +989,12 @@ mod tests {
         jobs.into_iter().next().expect("one job")
     }
 
-    fn pick(d: &mut Decision) {
-        d.flag = Flag::Pick;
+    fn pick() -> Change {
+        Change::Flag(Flag::Pick)
+    }
+
+    fn red() -> Change {
+        Change::Label(Some(Label::Colour(ColourLabel::Red)))
     }
 
     #[test]
@@ -988,23 +1093,20 @@ mod tests {
     fn a_decision_is_pending_until_acknowledged_and_undo_restores_it() {
         let mut c = folder(3);
         c.step(2);
-        let job = one(c.decide(pick));
+        let job = one(c.decide(pick()));
         assert_eq!(job.id, c.id(2));
         assert_eq!(job.files, vec![PathBuf::from("/shoot/IMG_0002.jpg")]);
+        assert_eq!(job.edit, Edit::Change(pick()));
         assert!(c.entries()[2].pending());
         assert!(
-            c.decide(pick).is_empty(),
+            c.decide(pick()).is_empty(),
             "the same decision again changes nothing"
         );
-        assert!(c.acknowledge(DecisionAck {
-            id: job.id,
-            decision: job.decision.clone(),
-            error: None
-        }));
+        assert_eq!(c.acknowledge(answer(&job, &Decision::default())), None);
         assert!(c.all_acknowledged());
         let undo = one(c.undo());
         assert_eq!(undo.id, c.id(2));
-        assert_eq!(undo.decision, Decision::default());
+        assert_eq!(undo.edit, Edit::Revert { of: job.seq });
         assert_eq!(c.entries()[2].decision, Decision::default());
         assert!(c.undo().is_empty(), "nothing more");
     }
@@ -1012,41 +1114,75 @@ mod tests {
     #[test]
     fn an_older_acknowledgement_never_shows_the_older_decision_again() {
         let mut c = folder(1);
-        let reject = one(c.decide(|d| d.flag = Flag::Reject));
-        let red = c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)));
-        let red = one(red);
-        let ack = |job: &DecisionJob| DecisionAck {
-            id: job.id,
-            decision: job.decision.clone(),
-            error: None,
-        };
-        c.acknowledge(ack(&reject));
+        let reject = one(c.decide(Change::Flag(Flag::Reject)));
+        let red_job = one(c.decide(red()));
+        c.acknowledge(answer(&reject, &Decision::default()));
         let p = &c.entries()[0];
         assert!(p.pending(), "the red label is still on its way");
         assert_eq!(p.decision.label, Some(Label::Colour(ColourLabel::Red)));
-        c.acknowledge(ack(&red));
+        assert_eq!(p.decision.flag, Flag::Reject);
+        let rejected = Change::Flag(Flag::Reject).applied_to(&Decision::default());
+        c.acknowledge(answer(&red_job, &rejected));
         assert!(!c.entries()[0].pending());
-        assert_eq!(c.entries()[0].decision, red.decision);
+        assert_eq!(c.entries()[0].decision, red().applied_to(&rejected));
+    }
+
+    /// Pressed before the photo's import answered: shown as a change on what the photo has,
+    /// and what the catalog finds there (another tool's stars and label) is kept.
+    #[test]
+    fn a_change_before_the_import_lands_on_what_the_photo_really_has() {
+        let mut c = Culling::default();
+        c.open(PathBuf::from("/shoot"));
+        c.push(item("IMG_0000"));
+        c.push(item("IMG_0001"));
+        c.refilter();
+        assert_eq!(c.loading(), 2);
+        assert!(!c.entries()[0].loaded, "not known yet: shown as loading");
+        let job = one(c.decide(pick()));
+        assert!(
+            c.decide(pick()).len() == 1,
+            "not known to be picked already: sent again (the catalog decides)"
+        );
+        let theirs = Decision {
+            flag: Flag::Unflagged,
+            stars: 5,
+            label: Some(Label::Colour(ColourLabel::Blue)),
+        };
+        // The import answers after the change was sent: the pick is shown on its stars.
+        c.imported(c.id(0), theirs.clone(), None);
+        assert!(c.entries()[0].loaded);
+        assert_eq!(c.entries()[0].decision, pick().applied_to(&theirs));
+        c.acknowledge(answer(&job, &theirs));
+        assert_eq!(c.entries()[0].decision.stars, 5);
+        // Undo puts back what the catalog found, not the blank the window had.
+        c.undo();
+        c.undo();
+        assert_eq!(c.entries()[0].decision, theirs);
+        assert_eq!(c.loading(), 1);
     }
 
     #[test]
-    fn a_late_import_never_overwrites_a_decision_made_here() {
-        let mut c = folder(2);
-        one(c.decide(pick));
-        let stars = Decision {
-            stars: 3,
-            ..Decision::default()
-        };
-        c.imported(c.id(0), stars.clone(), None);
-        c.imported(c.id(1), stars.clone(), None);
-        assert_eq!(c.entries()[0].decision.flag, Flag::Pick);
-        assert_eq!(c.entries()[1].decision, stars);
+    fn a_failed_write_shows_what_is_durable_and_names_the_photo() {
+        let mut c = folder(1);
+        let job = one(c.decide(Change::Stars(3)));
+        let notice = c.acknowledge(DecisionAck {
+            id: job.id,
+            seq: job.seq,
+            result: Err("database is locked".into()),
+        });
+        let notice = notice.expect("a notice");
+        assert!(
+            notice.contains("IMG_0000.jpg") && notice.contains("database is locked"),
+            "{notice}"
+        );
+        assert_eq!(c.entries()[0].decision, Decision::default());
+        assert!(c.all_acknowledged());
     }
 
     #[test]
     fn a_decision_that_cannot_be_sent_shows_what_is_recorded_and_why() {
         let mut c = folder(1);
-        let job = one(c.decide(pick));
+        let job = one(c.decide(pick()));
         c.send_failed(job, "the catalog writer stopped".into());
         let p = &c.entries()[0];
         assert_eq!(p.decision, Decision::default());
@@ -1058,7 +1194,7 @@ mod tests {
     fn a_folder_switch_leaves_nothing_to_undo_and_drops_old_results() {
         let mut a = folder(6);
         a.step(5);
-        let job = one(a.decide(pick));
+        let job = one(a.decide(pick()));
         let old = job.id;
         a.open(PathBuf::from("/other"));
         a.push(item("ONLY"));
@@ -1067,20 +1203,18 @@ mod tests {
             a.undo().is_empty(),
             "undo never reaches the folder that was closed"
         );
-        assert!(
-            !a.acknowledge(DecisionAck {
-                id: old,
-                decision: job.decision,
-                error: None
-            }),
+        assert_eq!(
+            a.acknowledge(answer(&job, &Decision::default())),
+            None,
             "an acknowledgement for the old folder finds nothing"
         );
         a.imported(
             EntryId { index: 0, ..old },
-            job.previous.clone(),
+            Decision::default(),
             Some("x".into()),
         );
         assert!(a.entries()[0].error.is_none());
+        assert!(!a.entries()[0].loaded);
         assert!(a.get(EntryId { index: 0, ..old }).is_none());
         assert!(a.get(a.id(0)).is_some());
         assert!(!a.set_analysis(old.generation(), Vec::new(), HashMap::new()));
@@ -1089,14 +1223,12 @@ mod tests {
     #[test]
     fn filters_admit_what_they_name() {
         let mut c = folder(4);
-        c.decide(pick);
+        c.decide(pick());
         c.step(1);
-        c.decide(|d| d.flag = Flag::Reject);
+        c.decide(Change::Flag(Flag::Reject));
         c.step(1);
-        c.decide(|d| {
-            d.stars = 4;
-            d.label = Some(Label::Colour(ColourLabel::Red));
-        });
+        c.decide(Change::Stars(4));
+        c.decide(red());
         c.set_filter(Filter::Picks);
         assert_eq!(c.visible, vec![0]);
         c.set_filter(Filter::Rejects);
@@ -1115,7 +1247,7 @@ mod tests {
         c.set_filter(Filter::Label(ColourLabel::Blue));
         assert!(c.visible.is_empty());
         assert!(
-            c.decide(pick).is_empty(),
+            c.decide(pick()).is_empty(),
             "nothing selected, nothing decided"
         );
     }
@@ -1166,7 +1298,7 @@ mod tests {
         c.select(5, SelectHow::Range);
         assert_eq!(c.targets(), vec![1, 2, 3, 4, 5]);
         assert_eq!(c.selected, 5, "the keys move on from the end of the range");
-        let jobs = c.decide(pick);
+        let jobs = c.decide(pick());
         assert_eq!(jobs.len(), 5);
         assert!((1..=5).all(|i| c.entries()[i].decision.flag == Flag::Pick));
         let undone = c.undo();
@@ -1209,10 +1341,10 @@ mod tests {
     #[test]
     fn a_toggle_on_a_mixed_selection_turns_on_for_all() {
         let mut c = folder(3);
-        one(c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red))));
+        one(c.decide(red()));
         c.select(2, SelectHow::Range);
         assert!(!c.targets_all(|d| d.label == Some(Label::Colour(ColourLabel::Red))));
-        let jobs = c.decide(|d| d.label = Some(Label::Colour(ColourLabel::Red)));
+        let jobs = c.decide(red());
         assert_eq!(jobs.len(), 2, "the one already red is not sent again");
         assert!(c.targets_all(|d| d.label == Some(Label::Colour(ColourLabel::Red))));
     }
@@ -1233,14 +1365,14 @@ mod tests {
         ];
         c.set_analysis(gen_, rows, HashMap::new());
         c.select_visible(c.visible.iter().position(|&i| i == 3).expect("shown"));
-        one(c.decide(|d| d.stars = 2));
+        one(c.decide(Change::Stars(2)));
         assert_eq!(c.propose(rules()), Ok((1, 2)));
         assert_eq!(c.proposed(1).map(|p| p.flag), Some(Flag::Pick));
         assert_eq!(c.proposed(0).map(|p| p.flag), Some(Flag::Reject));
         assert_eq!(c.proposed(3), None, "stars given: never proposed for");
         // Decided while the proposal is shown: it drops out of it.
         c.select_visible(c.visible.iter().position(|&i| i == 2).expect("shown"));
-        one(c.decide(pick));
+        one(c.decide(pick()));
         assert_eq!(c.proposal_counts(), Some((1, 1)));
         let jobs = c.apply_proposal();
         assert_eq!(jobs.len(), 2);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::TrySendError;
 
-use darkroom_catalog::{Decision, Flag, Label};
+use darkroom_catalog::{Change, Flag, Label};
 
 use super::culling::{DecisionJob, EntryId, Filter, View};
 use super::intent::{Intent, Overlay, SettingsChange, ZoomChange};
@@ -69,7 +69,7 @@ impl DarkRoom {
             Intent::PickFrame(id) => {
                 if let Some(v) = self.cull.position_of(id) {
                     self.cull.select(v, super::culling::SelectHow::Only);
-                    self.decide(|d| d.flag = Flag::Pick);
+                    self.decide(Change::Flag(Flag::Pick));
                 }
             }
             Intent::ZoomLock(id) => self.comparison.toggle_lock(id, self.zoom),
@@ -79,6 +79,16 @@ impl DarkRoom {
             Intent::ApplyProposal => self.apply_proposal(),
             Intent::DiscardProposal => self.cull.discard_proposal(),
             Intent::ExportPicks => self.export_picks(),
+            Intent::CloseAnyway(now) => {
+                use super::state::Closing;
+                if matches!(self.ui_state.closing, Closing::Saving | Closing::Asking) {
+                    self.ui_state.closing = if now {
+                        Closing::Forced
+                    } else {
+                        Closing::Saving
+                    };
+                }
+            }
             Intent::Export(action) => {
                 self.windows.export.act(action, &self.env.wake);
                 if !self.windows.export.showing() && self.overlay == Overlay::Export {
@@ -147,15 +157,15 @@ impl DarkRoom {
             Action::PanRight => self.zoom(ZoomChange::Step(egui::vec2(1.0, 0.0))),
             Action::PanUp => self.zoom(ZoomChange::Step(egui::vec2(0.0, -1.0))),
             Action::PanDown => self.zoom(ZoomChange::Step(egui::vec2(0.0, 1.0))),
-            Action::Pick => self.decide(|d| d.flag = Flag::Pick),
-            Action::Reject => self.decide(|d| d.flag = Flag::Reject),
-            Action::Unflag => self.decide(|d| d.flag = Flag::Unflagged),
-            Action::Stars(s) => self.decide(|d| d.stars = s),
+            Action::Pick => self.decide(Change::Flag(Flag::Pick)),
+            Action::Reject => self.decide(Change::Flag(Flag::Reject)),
+            Action::Unflag => self.decide(Change::Flag(Flag::Unflagged)),
+            Action::Stars(s) => self.decide(Change::Stars(s)),
             Action::Label(c) => {
                 // Again on photos that all have it takes it off; on a mixed selection, all get it.
                 let label = Label::Colour(c);
                 let off = self.cull.targets_all(|d| d.label.as_ref() == Some(&label));
-                self.decide(|d| d.label = (!off).then(|| label.clone()));
+                self.decide(Change::Label((!off).then_some(label)));
             }
             Action::Undo => self.undo(),
             Action::Help => {
@@ -247,7 +257,7 @@ impl DarkRoom {
 
     /// Record a decision for the selected photos; one photo decided in a view that advances
     /// (Settings) moves on to the next.
-    pub fn decide(&mut self, change: impl Fn(&mut Decision)) {
+    pub fn decide(&mut self, change: Change) {
         let alone = self.cull.selection_len() == 1;
         let jobs = self.cull.decide(change);
         let advance = match self.cull.view {
@@ -314,24 +324,17 @@ impl DarkRoom {
     /// the next `logic`. Never blocks: a catalog stuck on a slow disk must not freeze the window.
     pub(super) fn flush_outbox(&mut self) {
         while let Some(job) = self.tasks.outbox.pop_front() {
-            match self
-                .tasks
-                .catalog
-                .jobs
-                .try_send(workers::WriterMsg::Decide(job))
-            {
+            match self.tasks.catalog.send_decision(job) {
                 Ok(()) => {}
-                Err(TrySendError::Full(workers::WriterMsg::Decide(job))) => {
+                Err((job, false)) => {
                     self.tasks.outbox.push_front(job);
                     return;
                 }
-                Err(TrySendError::Full(_)) => return,
-                Err(TrySendError::Disconnected(workers::WriterMsg::Decide(job))) => {
+                Err((job, true)) => {
                     let why = "the catalog thread stopped: the decision was not saved";
                     self.notices.push(why);
                     self.cull.send_failed(job, why.to_owned());
                 }
-                Err(TrySendError::Disconnected(_)) => return,
             }
         }
     }
@@ -339,8 +342,8 @@ impl DarkRoom {
     /// Give person `id` a name (empty: forget it); the catalog thread records it.
     pub fn name_person(&mut self, id: i64, name: &str) {
         let name = self.cull.name_person(id, name);
-        let msg = workers::WriterMsg::NamePerson(id, name);
-        if self.tasks.catalog.jobs.try_send(msg).is_err() {
+        let msg = workers::CatalogRequest::NamePerson(id, name);
+        if self.tasks.catalog.client.try_send(msg).is_err() {
             self.notices
                 .push("the catalog is busy: the name was not saved");
         }
@@ -552,8 +555,8 @@ impl DarkRoom {
                 if self
                     .tasks
                     .catalog
-                    .jobs
-                    .try_send(workers::WriterMsg::Words(words))
+                    .client
+                    .try_send(workers::CatalogRequest::Words(words))
                     .is_err()
                 {
                     self.notices.push(
@@ -567,8 +570,8 @@ impl DarkRoom {
                 if self
                     .tasks
                     .catalog
-                    .jobs
-                    .try_send(workers::WriterMsg::Naming(naming))
+                    .client
+                    .try_send(workers::CatalogRequest::Naming(naming))
                     .is_err()
                 {
                     self.notices.push(

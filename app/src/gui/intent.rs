@@ -117,4 +117,6 @@ pub enum Intent {
     /// Copy the picks to a folder (the dialog asks which).
     ExportPicks,
     Export(ExportAction),
+    /// Closing while decisions save, asked again: close anyway (true) or keep saving.
+    CloseAnyway(bool),
 }

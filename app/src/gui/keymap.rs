@@ -355,29 +355,100 @@ fn shift_matters(key: Key) -> bool {
     KEYMAP.iter().any(|b| b.key == key && b.modifiers.shift)
 }
 
-/// The actions pressed this frame, in keymap order. Ctrl+Z is matched before Z.
-pub fn pressed(input: &egui::InputState) -> Vec<Action> {
-    let mut out = Vec::new();
-    for b in KEYMAP {
-        let hit = input.events.iter().any(|e| match e {
+/// The binding a key press means, if any.
+fn binding_of(key: Key, modifiers: Modifiers) -> Option<&'static Binding> {
+    KEYMAP.iter().find(|b| {
+        // Alt is part of a binding when it names it, and rules the others out.
+        key == b.key
+            && modifiers.alt == b.modifiers.alt
+            && (!shift_matters(b.key) || modifiers.shift == b.modifiers.shift)
+            && modifiers.matches_logically(b.modifiers)
+    })
+}
+
+/// The actions pressed this frame, one per key event in the order the keys were pressed,
+/// repeats included: a culler's P then → inside one slow frame picks the photo P was pressed
+/// on, and → → moves two photos.
+pub fn pressed(events: &[egui::Event]) -> Vec<Action> {
+    // A layout that types "?" may also send it as a key: one press, not two.
+    let question_key = events.iter().any(|e| {
+        matches!(
+            e,
+            egui::Event::Key {
+                key: Key::Questionmark,
+                pressed: true,
+                ..
+            }
+        )
+    });
+    events
+        .iter()
+        .filter_map(|e| match e {
             egui::Event::Key {
                 key,
                 pressed: true,
                 modifiers,
                 ..
-            } => {
-                // Alt is part of a binding when it names it, and rules the others out.
-                *key == b.key
-                    && modifiers.alt == b.modifiers.alt
-                    && (!shift_matters(b.key) || modifiers.shift == b.modifiers.shift)
-                    && modifiers.matches_logically(b.modifiers)
-            }
-            egui::Event::Text(t) => b.key == Key::Questionmark && t == "?",
-            _ => false,
-        });
-        if hit {
-            out.push(b.action);
+            } => binding_of(*key, *modifiers).map(|b| b.action),
+            egui::Event::Text(t) if t == "?" && !question_key => Some(Action::Help),
+            _ => None,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(key: Key, modifiers: Modifiers, repeat: bool) -> egui::Event {
+        egui::Event::Key {
+            key,
+            physical_key: None,
+            pressed: true,
+            repeat,
+            modifiers,
         }
     }
-    out
+
+    fn actions(events: Vec<egui::Event>) -> Vec<Action> {
+        pressed(&events)
+    }
+
+    #[test]
+    fn keys_of_one_frame_are_actions_in_the_order_pressed() {
+        let none = Modifiers::NONE;
+        assert_eq!(
+            actions(vec![key(Key::P, none, false), key(Key::ArrowRight, none, false)]),
+            vec![Action::Pick, Action::Next]
+        );
+        assert_eq!(
+            actions(vec![
+                key(Key::ArrowRight, none, false),
+                key(Key::ArrowRight, none, true),
+                key(Key::X, none, false),
+            ]),
+            vec![Action::Next, Action::Next, Action::Reject],
+            "a held key's repeats move as many photos"
+        );
+        assert_eq!(
+            actions(vec![
+                key(Key::Z, Modifiers::COMMAND, false),
+                key(Key::Z, none, false),
+                key(Key::ArrowRight, Modifiers::SHIFT, false),
+            ]),
+            vec![Action::Undo, Action::Zoom, Action::ExtendNext]
+        );
+        assert_eq!(
+            actions(vec![
+                key(Key::Questionmark, Modifiers::SHIFT, false),
+                egui::Event::Text("?".into())
+            ]),
+            vec![Action::Help],
+            "one press of ?, sent as a key and as text"
+        );
+        assert_eq!(
+            actions(vec![egui::Event::Text("?".into())]),
+            vec![Action::Help]
+        );
+    }
 }

@@ -8,10 +8,13 @@ use std::time::Duration;
 use darkroom_library::ScanEvent;
 
 use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
-use super::state::{DarkRoom, StatusSource};
+use std::sync::mpsc::TrySendError;
+
+use super::culling::DecisionAck;
+use super::state::{Closing, DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
-use super::workers::{CatalogReport, FullMade, Made, Want};
+use super::workers::{CatalogReport, CatalogRequest, FullMade, Made, Want};
 
 /// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
 /// image work, so it is kept small).
@@ -42,9 +45,11 @@ impl DarkRoom {
         self.poll_engine();
         self.poll_folder_dialog();
         self.poll_scan();
-        self.flush_imports();
         self.poll_catalog();
+        // Decisions before imports: a decision waits behind at most one queue of imports.
         self.flush_outbox();
+        self.flush_imports();
+        self.poll_close(ctx);
         self.poll_pictures(ctx);
         self.bound_loupe_pictures();
         self.poll_close_ups(ctx);
@@ -124,14 +129,23 @@ impl DarkRoom {
 
     /// Hand photos to the catalog thread for import while its queue has room.
     fn flush_imports(&mut self) {
+        if self.ui_state.closing != Closing::No {
+            // Closing: what is not imported yet is read again on the next open.
+            self.tasks.import_queue.clear();
+            return;
+        }
         while let Some((id, path)) = self.tasks.import_queue.pop_front() {
-            match self.tasks.catalog.import.try_send((id, path)) {
+            let request = CatalogRequest::Import {
+                tag: id,
+                photo: path,
+            };
+            match self.tasks.catalog.client.try_send(request) {
                 Ok(()) => self.tasks.imports_in_flight += 1,
-                Err(std::sync::mpsc::TrySendError::Full(back)) => {
-                    self.tasks.import_queue.push_front(back);
+                Err(TrySendError::Full(CatalogRequest::Import { tag, photo })) => {
+                    self.tasks.import_queue.push_front((tag, photo));
                     return;
                 }
-                Err(std::sync::mpsc::TrySendError::Disconnected(_)) => {
+                Err(_) => {
                     // The catalog thread is gone; poll_catalog says so.
                     self.tasks.import_queue.clear();
                     return;
@@ -144,20 +158,73 @@ impl DarkRoom {
         let drained = self.tasks.catalog.reports.drain(CATALOG_REPORTS);
         for report in drained.items {
             match report {
-                CatalogReport::Imported(id, decision, error) => {
+                CatalogReport::Imported {
+                    tag,
+                    decision,
+                    error,
+                } => {
                     self.tasks.imports_in_flight = self.tasks.imports_in_flight.saturating_sub(1);
-                    self.cull.imported(id, decision, error);
+                    self.cull.imported(tag, decision, error);
                 }
-                CatalogReport::Ack(ack) => {
-                    self.cull.acknowledge(ack);
+                CatalogReport::Decided { tag, seq, result } => {
+                    let ack = DecisionAck {
+                        id: tag,
+                        seq,
+                        result,
+                    };
+                    if let Some(failed) = self.cull.acknowledge(ack) {
+                        self.notices.push(failed);
+                    }
+                }
+                CatalogReport::SidecarFailed { tag, error } => {
+                    self.cull.sidecar_failed(tag, error);
                 }
                 CatalogReport::Problem(p) => self.notices.push(p),
             }
         }
-        if drained.ended {
-            self.notices.push(self.tasks.catalog.reports.died());
+        if drained.ended || !self.tasks.catalog.client.alive() {
+            if !self.tasks.catalog_gone {
+                self.tasks.catalog_gone = true;
+                self.notices.push(self.tasks.catalog.reports.died());
+            }
             // Nothing in flight will come back.
             self.tasks.imports_in_flight = 0;
+        }
+    }
+
+    /// The window's close button (or the window manager's close): kept open while decisions
+    /// are saving, saying so; closed once they are durable. Asked again meanwhile, the window
+    /// asks whether to lose them.
+    fn poll_close(&mut self, ctx: &egui::Context) {
+        let requested = ctx.input(|i| i.viewport().close_requested());
+        let closing = &mut self.ui_state.closing;
+        let saved = self.tasks.catalog_gone || {
+            let t = &self.tasks;
+            t.outbox.is_empty()
+                && self.cull.all_acknowledged()
+                && t.catalog.client.unfinished() == 0
+        };
+        if requested {
+            match *closing {
+                Closing::Now => {}
+                _ if saved => *closing = Closing::Now,
+                Closing::No => {
+                    *closing = Closing::Saving;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                }
+                Closing::Saving | Closing::Asking => {
+                    *closing = Closing::Asking;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                }
+            }
+        } else if *closing == Closing::Forced
+            || (matches!(*closing, Closing::Saving | Closing::Asking) && saved)
+        {
+            *closing = Closing::Now;
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+        if matches!(*closing, Closing::Saving | Closing::Asking) {
+            ctx.request_repaint_after(Duration::from_millis(50));
         }
     }
 

@@ -138,6 +138,24 @@ pub struct UiState {
     pub shown: Option<(EntryId, std::time::Instant)>,
     /// The face close-up clicked last (Z zooms to it when the pointer is not on the photo).
     pub chosen_face: Option<(EntryId, usize)>,
+    /// The window was asked to close while decisions were saving.
+    pub closing: Closing,
+}
+
+/// Closing the window while decisions are on their way to the catalog.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Closing {
+    #[default]
+    No,
+    /// Kept open, saying "Saving N decisions…"; it closes once they are durable.
+    Saving,
+    /// Asked to close again while saving: the window asks whether to lose them.
+    Asking,
+    /// "Close anyway": the window closes at the next `logic`, whatever is still saving (the
+    /// catalog thread still finishes what it was given before the process exits).
+    Forced,
+    /// Closing: the close request goes through.
+    Now,
 }
 
 impl UiState {
@@ -162,6 +180,8 @@ pub struct Tasks {
     pub face_crops: Vec<Task<workers::FaceCrops>>,
     pub thumbs: workers::ThumbPool,
     pub catalog: workers::CatalogThread,
+    /// The catalog thread ended (said once).
+    pub catalog_gone: bool,
     pub saver: SyncSender<workers::SaveMsg>,
     pub saver_problems: Task<String>,
     /// Photos waiting to be imported (the catalog thread's queue is bounded).
@@ -192,6 +212,9 @@ impl Drop for DarkRoom {
         if let Some(run) = &self.tasks.indexing {
             run.control.cancel();
         }
+        // Everything the catalog thread was given is done (sidecars included) before the
+        // process goes on to exit.
+        self.tasks.catalog.client.close();
     }
 }
 
@@ -203,11 +226,12 @@ impl DarkRoom {
         let cancel = Cancel::default();
         let cache = ThumbCache::new(setup.thumb_cache);
         let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
-        let catalog = workers::catalog_thread(setup.catalog.clone(), setup.naming, wake.clone());
-        // The queue is empty now: this cannot be refused.
-        let _ = catalog
-            .jobs
-            .try_send(workers::WriterMsg::Words(setup.words));
+        let catalog = workers::catalog_thread(
+            setup.catalog.clone(),
+            setup.naming,
+            setup.words,
+            wake.clone(),
+        );
         let (saver, saver_problems) = workers::settings_saver(wake.clone());
         let mut notices = Notices::default();
         for n in setup.notices {
@@ -242,6 +266,7 @@ impl DarkRoom {
                 face_crops: Vec::new(),
                 thumbs,
                 catalog,
+                catalog_gone: false,
                 saver,
                 saver_problems,
                 import_queue: VecDeque::new(),
@@ -312,6 +337,22 @@ impl DarkRoom {
         self.tasks.outbox.is_empty() && self.cull.all_acknowledged()
     }
 
+    /// Decisions made here and not yet durable (waiting to be sent, or sent and unanswered).
+    pub fn unsaved(&self) -> usize {
+        self.tasks.outbox.len() + self.cull.in_flight()
+    }
+
+    /// Whether closing now would lose nothing: every decision answered, and the catalog thread
+    /// done with everything it was given (their sidecars included).
+    pub fn saved(&self) -> bool {
+        self.all_acknowledged()
+            && (self.tasks.catalog.client.unfinished() == 0 || !self.tasks.catalog.client.alive())
+    }
+
+    pub fn closing(&self) -> Closing {
+        self.ui_state.closing
+    }
+
     /// True when the scan is done, every decision is durable, every picture asked for (the
     /// cells on screen, the loupe's) has arrived and no scroll is pending (tests wait on it).
     pub fn settled(&self) -> bool {
@@ -327,7 +368,7 @@ impl DarkRoom {
             && self.ui_state.grid_offset.is_none()
             && t.import_queue.is_empty()
             && t.imports_in_flight == 0
-            && self.all_acknowledged()
+            && self.saved()
             && self
                 .gallery
                 .iter()

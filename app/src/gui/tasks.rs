@@ -81,6 +81,15 @@ impl<T: Send + 'static> Task<T> {
 }
 
 impl<T> Task<T> {
+    /// The window's end of a channel a worker of its own (not spawned here) reports on.
+    pub fn from_receiver(name: &'static str, rx: Receiver<T>, not_started: Option<String>) -> Self {
+        Task {
+            name,
+            rx,
+            not_started,
+        }
+    }
+
     /// Up to `max` reports, without blocking (bounded, so one frame stays short).
     pub fn drain(&self, max: usize) -> Drained<T> {
         let mut items = Vec::new();

@@ -23,8 +23,9 @@ impl DarkRoom {
         self.ui_state.columns = ((ui.available_width() / CELL).floor() as usize).max(1);
         self.ui_state.pointer = ctx.input(|i| i.pointer.hover_pos());
         let typing = ctx.memory(|m| m.focused().is_some());
-        if !typing {
-            for action in ctx.input(keymap::pressed) {
+        // While closing, the keys no longer decide: the window only says what it is saving.
+        if !typing && self.ui_state.closing == super::state::Closing::No {
+            for action in ctx.input(|i| keymap::pressed(&i.events)) {
                 self.handle(Intent::Key(action));
             }
         }
@@ -80,6 +81,7 @@ impl DarkRoom {
         };
         self.windows.show(&ctx, self.overlay, &env, &mut intents);
         self.ui_state = state;
+        views::closing::closing_ui(&ctx, self, &mut intents);
         // Asking for pictures changes nothing on screen until they arrive (which wakes the
         // window); anything else the user did is drawn in the next frame, at once.
         if intents

@@ -6,14 +6,14 @@
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
-use darkroom_catalog::{Catalog, Decision, SidecarNaming};
+use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_library::ScanEvent;
 use darkroom_library::thumbs::ThumbCache;
 
-use super::culling::{DecisionAck, DecisionJob, EntryId};
+use super::culling::{DecisionJob, Edit, EntryId};
 use super::tasks::{Latest, Reporter, Task, Waker};
 use crate::services::LOUPE_SIDE;
 
@@ -385,140 +385,68 @@ fn full_worker(
     }
 }
 
-/// What the window asks of the catalog thread, in order.
-pub enum WriterMsg {
-    Decide(DecisionJob),
-    Naming(SidecarNaming),
-    Words(darkroom_catalog::SidecarWords),
-    /// Name a person (None: forget the name).
-    NamePerson(i64, Option<String>),
-}
+/// What the catalog thread answers (each answer carries the photo it was asked for).
+pub type CatalogReport = darkroom_catalog::client::Report<EntryId>;
+pub use darkroom_catalog::client::Request as CatalogRequest;
 
-/// What the catalog thread reports.
-pub enum CatalogReport {
-    Ack(DecisionAck),
-    /// What the catalog or a sidecar already said about a photo when it was imported.
-    Imported(EntryId, Decision, Option<String>),
-    /// Something the user should know that belongs to no photo (the catalog did not open).
-    Problem(String),
-}
-
-/// The window's end of the catalog thread.
+/// The window's end of the catalog thread ([`darkroom_catalog::client`]): one ordered queue
+/// for imports, decisions, undos, naming and words; its answers polled in `logic`. Dropping
+/// it lets the queue run dry and joins the thread.
 pub struct CatalogThread {
-    pub jobs: SyncSender<WriterMsg>,
-    pub import: SyncSender<(EntryId, PathBuf)>,
+    pub client: darkroom_catalog::client::CatalogClient<EntryId>,
     pub reports: Task<CatalogReport>,
 }
 
-fn apply(catalog: Option<&mut Catalog>, job: DecisionJob) -> DecisionAck {
-    let mut error = None;
-    match catalog {
-        Some(c) => {
-            for f in &job.files {
-                match c.decide(f, &job.decision) {
-                    Ok(o) => error = error.or(o.sidecar_error.map(|e| e.to_string())),
-                    Err(e) => error = Some(e.to_string()),
-                }
-            }
+impl CatalogThread {
+    /// Queue one decision job; handed back when the queue is full.
+    pub fn send_decision(&self, job: DecisionJob) -> Result<(), (DecisionJob, bool)> {
+        let request = match &job.edit {
+            Edit::Change(change) => CatalogRequest::Change {
+                tag: job.id,
+                seq: job.seq,
+                files: job.files.clone(),
+                change: change.clone(),
+            },
+            Edit::Revert { of } => CatalogRequest::Revert {
+                tag: job.id,
+                seq: job.seq,
+                of: *of,
+            },
+        };
+        match self.client.try_send(request) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err((job, false)),
+            Err(TrySendError::Disconnected(_)) => Err((job, true)),
         }
-        None => error = Some("the catalog could not be opened".to_owned()),
-    }
-    DecisionAck {
-        id: job.id,
-        decision: job.decision,
-        error,
     }
 }
 
-/// The one thread that owns the catalog: imports items and records decisions, decisions first
-/// (they are what the user waits on), each acknowledged only once durable.
-pub fn catalog_thread(catalog_path: PathBuf, naming: SidecarNaming, wake: Waker) -> CatalogThread {
-    let (job_tx, job_rx) = sync_channel::<WriterMsg>(64);
-    let (import_tx, import_rx) = sync_channel::<(EntryId, PathBuf)>(512);
-    let reports = Task::spawn("the catalog thread", 1024, wake, move |out| {
-        let mut catalog = match Catalog::open(&catalog_path, naming) {
-            Ok(mut c) => {
-                // Sidecars a crash left unwritten are written now; what still fails is said.
-                match c.flush_pending() {
-                    Ok(failed) => {
-                        for e in failed {
-                            out.send(CatalogReport::Problem(e.to_string()));
-                        }
-                    }
-                    Err(e) => {
-                        out.send(CatalogReport::Problem(format!(
-                            "sidecars left from the last run were not checked: {e}"
-                        )));
-                    }
-                }
-                Some(c)
-            }
-            Err(e) => {
-                out.send(CatalogReport::Problem(format!(
-                    "decisions cannot be saved: {e}"
-                )));
-                None
-            }
-        };
-        let mut imports_done = false;
-        loop {
-            let next = if imports_done {
-                job_rx.recv().map_err(|_| TryRecvError::Disconnected)
-            } else {
-                job_rx.try_recv()
-            };
-            match next {
-                Ok(WriterMsg::Naming(n)) => {
-                    if let Some(c) = catalog.as_mut() {
-                        c.set_naming(n);
-                    }
-                    continue;
-                }
-                Ok(WriterMsg::Words(w)) => {
-                    if let Some(c) = catalog.as_mut() {
-                        c.set_words(w);
-                    }
-                    continue;
-                }
-                Ok(WriterMsg::NamePerson(id, name)) => {
-                    if let Some(c) = catalog.as_mut()
-                        && let Err(e) = c.name_person(id, name.as_deref())
-                    {
-                        out.send(CatalogReport::Problem(format!(
-                            "the name was not saved: {e}"
-                        )));
-                    }
-                    continue;
-                }
-                Ok(WriterMsg::Decide(job)) => {
-                    if !out.send(CatalogReport::Ack(apply(catalog.as_mut(), job))) {
-                        return;
-                    }
-                    continue;
-                }
-                Err(TryRecvError::Disconnected) => return,
-                Err(TryRecvError::Empty) => {}
-            }
-            match import_rx.recv_timeout(std::time::Duration::from_millis(20)) {
-                Ok((id, path)) => {
-                    let (d, err) = match catalog.as_mut().map(|c| c.import(&path)) {
-                        Some(Ok(o)) => (o.decision, o.sidecar_error.map(|e| e.to_string())),
-                        Some(Err(e)) => (Decision::default(), Some(e.to_string())),
-                        None => (Decision::default(), None),
-                    };
-                    if !out.send(CatalogReport::Imported(id, d, err)) {
-                        return;
-                    }
-                }
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => imports_done = true,
-            }
-        }
-    });
-    CatalogThread {
-        jobs: job_tx,
-        import: import_tx,
-        reports,
+/// Start the catalog thread. Its answers wake the window; their channel is unbounded so the
+/// thread never waits for a window that has stopped looking (it is joined on close).
+pub fn catalog_thread(
+    catalog_path: PathBuf,
+    naming: SidecarNaming,
+    words: darkroom_catalog::SidecarWords,
+    wake: Waker,
+) -> CatalogThread {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let report = move |r: CatalogReport| {
+        let _ = tx.send(r);
+        wake();
+    };
+    match darkroom_catalog::client::CatalogClient::start(catalog_path, naming, words, report) {
+        Ok(client) => CatalogThread {
+            client,
+            reports: Task::from_receiver("the catalog thread", rx, None),
+        },
+        Err(e) => CatalogThread {
+            client: darkroom_catalog::client::CatalogClient::unavailable(),
+            reports: Task::from_receiver(
+                "the catalog thread",
+                rx,
+                Some(format!("decisions cannot be saved: cannot start the catalog thread: {e}")),
+            ),
+        },
     }
 }
 
@@ -719,8 +647,10 @@ pub const FACE_CROP_MAX: u32 = 256;
 pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) -> Task<FaceCrops> {
     Task::spawn("the close-ups", 1, wake, move |out| {
         let result = (|| -> Result<Option<Vec<FaceCrop>>, String> {
-            let catalog =
-                Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
+            if !catalog.is_file() {
+                return Ok(None);
+            }
+            let catalog = Catalog::open_read_only(&catalog).map_err(|e| e.to_string())?;
             let Some(indexed) = catalog.photo_index(&photo).map_err(|e| e.to_string())? else {
                 return Ok(None);
             };
@@ -780,15 +710,15 @@ pub fn load_analysis(
 ) -> Task<AnalysisAnswer> {
     Task::spawn("the folder's analysis", 1, wake, move |out| {
         let result = (|| -> Result<FolderAnalysis, String> {
-            let catalog =
-                Catalog::open(&catalog, SidecarNaming::default()).map_err(|e| e.to_string())?;
-            let wanted: std::collections::HashSet<&PathBuf> = photos.iter().collect();
-            let indexed: Vec<_> = catalog
-                .all_indexed()
-                .map_err(|e| e.to_string())?
-                .into_iter()
-                .filter(|(p, _)| wanted.contains(p))
-                .collect();
+            if !catalog.is_file() {
+                // Nothing was ever recorded: nothing is indexed.
+                return Ok(FolderAnalysis {
+                    photos: Vec::new(),
+                    names: Default::default(),
+                });
+            }
+            let catalog = Catalog::open_read_only(&catalog).map_err(|e| e.to_string())?;
+            let indexed = catalog.indexed_of(&photos).map_err(|e| e.to_string())?;
             let mut names = std::collections::HashMap::new();
             let embedders: std::collections::BTreeSet<&String> = indexed
                 .iter()

@@ -1,6 +1,6 @@
 //! A photo's decision as glyphs, for the grid, the loupe and compare: a ★ per star, ⚑ for a
-//! pick, ✖ for a reject, a dot of the colour label's colour, and "saving…" until it is
-//! durable. The words stay in the widgets' accessible labels (screen readers, tests).
+//! pick, ✖ for a reject, a dot of the colour label's colour, "…" while the catalog has not
+//! said what the photo has, and "saving…" until it is durable. The words stay in the widgets' accessible labels (screen readers, tests).
 
 use darkroom_catalog::{Flag, Label};
 use egui::text::{LayoutJob, TextFormat};
@@ -24,6 +24,10 @@ pub fn words(p: &Photo) -> String {
     }
     if let Some(Label::Colour(c)) = &p.decision.label {
         parts.push(format!("{} label", c.xmp_name()));
+    }
+    if !p.loaded {
+        // Not known yet: what another tool wrote may be on its way.
+        parts.push("loading…".into());
     }
     if p.pending() {
         parts.push("saving…".into());
@@ -77,6 +81,9 @@ pub fn append_glyphs(job: &mut LayoutJob, p: &Photo, size: f32, text: Color32) {
             FontId::monospace(size),
             theme::label_colour(*c),
         );
+    }
+    if !p.loaded {
+        glyph(job, "…", proportional.clone(), text);
     }
     if p.pending() {
         glyph(job, "saving…", proportional, text);

@@ -3,6 +3,7 @@
 
 pub mod across;
 pub mod badge;
+pub mod closing;
 pub mod compare;
 pub mod empty;
 pub mod grid;

@@ -107,4 +107,8 @@ fn summary(ui: &mut egui::Ui, app: &DarkRoom, root: &std::path::Path) {
         ui.spinner();
         ui.label("scanning…");
     }
+    let loading = app.cull.loading();
+    if loading > 0 && !app.scanning() {
+        ui.label(format!("reading {loading} sidecars…"));
+    }
 }
