@@ -74,6 +74,8 @@ pub enum Command {
     BenchLoupe(bench::loupe::Args),
     /// The index job end to end against its stages alone, on tract and ONNX Runtime.
     BenchIndex(bench::index::Args),
+    /// Decisions made durable and sidecars read, batched against one at a time.
+    BenchDecisions(bench::decisions::Args),
     /// One runtime of `bench-index`, in this process.
     #[command(hide = true)]
     BenchIndexWorker {
@@ -109,6 +111,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchGrid(args) => bench::grid::main(args),
         Command::BenchLoupe(args) => bench::loupe::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
+        Command::BenchDecisions(args) => bench::decisions::main(args),
         Command::BenchIndexWorker {
             dir,
             detector,

@@ -35,7 +35,10 @@ pub const QUEUE: usize = 512;
 #[derive(Debug)]
 pub enum Request<T> {
     /// Bring a photo into the catalog (its sidecar read if it is new).
-    Import { tag: T, photo: PathBuf },
+    Import {
+        tag: T,
+        photo: PathBuf,
+    },
     /// Make `change` on every file of a photo (a RAW and its JPEG twin); `seq` names it for
     /// [`Request::Revert`] and in the answer.
     Change {
@@ -45,7 +48,11 @@ pub enum Request<T> {
         change: Change,
     },
     /// Put back, in each file change `of` changed, the field it changed, as it was before.
-    Revert { tag: T, seq: u64, of: u64 },
+    Revert {
+        tag: T,
+        seq: u64,
+        of: u64,
+    },
     Naming(SidecarNaming),
     Words(SidecarWords),
     /// Name a person (None: forget the name).
@@ -90,6 +97,19 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
         words: SidecarWords,
         report: impl FnMut(Report<T>) + Send + 'static,
     ) -> std::io::Result<Self> {
+        Self::start_batched(path, naming, words, BATCH, report)
+    }
+
+    /// [`CatalogClient::start`] with at most `batch` requests a transaction (1: a commit and a
+    /// folder flush for every one, the way it was done before; `bench-decisions` compares).
+    pub fn start_batched(
+        path: PathBuf,
+        naming: SidecarNaming,
+        words: SidecarWords,
+        batch: usize,
+        report: impl FnMut(Report<T>) + Send + 'static,
+    ) -> std::io::Result<Self> {
+        let batch = batch.max(1);
         let (tx, rx) = sync_channel(QUEUE);
         let unfinished = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&unfinished);
@@ -102,7 +122,7 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
                     report: Box::new(report),
                 };
                 worker.open(&path, naming, words);
-                worker.serve(&rx, &counter);
+                worker.serve(&rx, &counter, batch);
             })?;
         Ok(CatalogClient {
             requests: Some(tx),
@@ -205,11 +225,11 @@ impl<T: Clone> Worker<T> {
         }
     }
 
-    fn serve(&mut self, rx: &Receiver<Request<T>>, unfinished: &AtomicUsize) {
+    fn serve(&mut self, rx: &Receiver<Request<T>>, unfinished: &AtomicUsize, most: usize) {
         // Blocks while there is nothing to do; ends when the caller lets go and all is done.
         while let Ok(first) = rx.recv() {
             let mut batch = vec![first];
-            while batch.len() < BATCH {
+            while batch.len() < most {
                 match rx.try_recv() {
                     Ok(r) => batch.push(r),
                     Err(_) => break,
@@ -260,11 +280,8 @@ impl<T: Clone> Worker<T> {
             return;
         };
         let history = &self.history;
-        let committed = catalog.transaction(|c| {
-            work.iter()
-                .map(|r| one(c, history, r))
-                .collect::<Vec<_>>()
-        });
+        let committed =
+            catalog.transaction(|c| work.iter().map(|r| one(c, history, r)).collect::<Vec<_>>());
         match committed {
             Ok(done) => self.finish(done),
             Err(e) if work.len() == 1 => {
@@ -348,7 +365,11 @@ impl<T: Clone> Worker<T> {
 
 /// One request inside the batch's transaction, in a savepoint of its own: a change to a RAW
 /// and its twin is recorded for both or for neither.
-fn one<T: Clone>(c: &mut Catalog, history: &HashMap<u64, Inverse>, request: &Request<T>) -> Done<T> {
+fn one<T: Clone>(
+    c: &mut Catalog,
+    history: &HashMap<u64, Inverse>,
+    request: &Request<T>,
+) -> Done<T> {
     match request {
         Request::Import { tag, photo } => match c.import(photo) {
             Ok(o) => Done::Imported(
@@ -563,7 +584,11 @@ mod tests {
                     decided += 1;
                 }
                 Report::Imported { decision, tag, .. } => {
-                    assert_eq!(decision.flag, Flag::Pick, "{tag}: the import sees the change");
+                    assert_eq!(
+                        decision.flag,
+                        Flag::Pick,
+                        "{tag}: the import sees the change"
+                    );
                     assert_eq!(decision.stars, 5);
                 }
                 other => panic!("{other:?}"),
@@ -577,12 +602,17 @@ mod tests {
             assert_eq!((d.flag, d.stars), (Flag::Pick, 5), "{}", p.display());
             assert_eq!(d.label, theirs().label);
         }
-        let c = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::WithExtension)
-            .expect("catalog");
+        let c = Catalog::open(
+            &dir.path().join("catalog.sqlite"),
+            SidecarNaming::WithExtension,
+        )
+        .expect("catalog");
         assert_eq!(c.decision(&photos[7]).expect("row").expect("row").stars, 5);
-        assert!(c.rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")
-            .expect("query")
-            .is_empty());
+        assert!(
+            c.rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")
+                .expect("query")
+                .is_empty()
+        );
     }
 
     /// A write the catalog refuses fails that photo's decision alone, with the reason; the
@@ -592,8 +622,11 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 3);
         {
-            let mut c = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::WithExtension)
-                .expect("catalog");
+            let mut c = Catalog::open(
+                &dir.path().join("catalog.sqlite"),
+                SidecarNaming::WithExtension,
+            )
+            .expect("catalog");
             c.import(&photos[1]).expect("import");
             c.execute(
                 "CREATE TRIGGER refuse BEFORE UPDATE ON photos WHEN OLD.id = 1
@@ -638,8 +671,11 @@ mod tests {
     fn an_index_row_never_hides_the_sidecar() {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 1);
-        let mut c = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::WithExtension)
-            .expect("catalog");
+        let mut c = Catalog::open(
+            &dir.path().join("catalog.sqlite"),
+            SidecarNaming::WithExtension,
+        )
+        .expect("catalog");
         let index = crate::PhotoIndex {
             stamp: crate::IndexStamp {
                 size: 4,

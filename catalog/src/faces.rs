@@ -210,7 +210,10 @@ impl Catalog {
 
     /// The index rows of `photos` that have one, in their order: a folder's, without reading
     /// the rest of the catalog.
-    pub fn indexed_of(&self, photos: &[PathBuf]) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
+    pub fn indexed_of(
+        &self,
+        photos: &[PathBuf],
+    ) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
         let mut out = Vec::new();
         for photo in photos {
             if let Some(index) = self.photo_index(photo)? {

@@ -237,15 +237,23 @@ mod tests {
         assert_eq!(read(&photo, naming).expect("reads"), Some(d.clone()));
 
         // Both namings: both updated, ours read first.
-        std::fs::write(dir.path().join("b.jpg.xmp"), xmp::new_packet(&d, Default::default()))
-            .expect("xmp");
+        std::fs::write(
+            dir.path().join("b.jpg.xmp"),
+            xmp::new_packet(&d, Default::default()),
+        )
+        .expect("xmp");
         let mut dirs = DirSync::default();
         let written =
             write(&photo, naming, Default::default(), &pick(), &mut dirs).expect("writes");
         assert_eq!(written.len(), 2, "{written:?}");
         for p in &written {
             let text = std::fs::read_to_string(p).expect("read");
-            assert_eq!(xmp::read(&text).expect("reads").decision(), pick(), "{}", p.display());
+            assert_eq!(
+                xmp::read(&text).expect("reads").decision(),
+                pick(),
+                "{}",
+                p.display()
+            );
         }
 
         // One file under two names (as a case-insensitive file system shows `b.XMP`).
@@ -257,4 +265,3 @@ mod tests {
         assert_eq!(written, vec![lightroom]);
     }
 }
-

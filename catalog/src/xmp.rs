@@ -352,7 +352,10 @@ fn plan(fields: &Fields, decision: &Decision, words: SidecarWords) -> Vec<(Field
     let flag_changed = prev.flag != decision.flag;
     let label_changed = prev.label != decision.label;
     let mut out = vec![
-        (Field::Rating, Action::Set(decision.xmp_rating().to_string())),
+        (
+            Field::Rating,
+            Action::Set(decision.xmp_rating().to_string()),
+        ),
         (
             Field::Pick,
             if decision.flag == Flag::Pick {
@@ -403,7 +406,10 @@ fn plan(fields: &Fields, decision: &Decision, words: SidecarWords) -> Vec<(Field
     };
     let digikam_colour = fields.digikam_colour.as_deref().map(str::trim);
     let digikam_mapped = |v: &str| DIGIKAM_COLOURS.iter().any(|(_, n)| *n == v);
-    let digikam_action = match (digikam_colour, colour.and_then(|c| number(&DIGIKAM_COLOURS, c))) {
+    let digikam_action = match (
+        digikam_colour,
+        colour.and_then(|c| number(&DIGIKAM_COLOURS, c)),
+    ) {
         (None, Some(n)) if words.digikam => Action::Set(n.into()),
         (None, _) => Action::Keep,
         (Some(_), _) if !label_changed => Action::Keep,
@@ -568,7 +574,10 @@ pub fn merge(text: &str, decision: &Decision, words: SidecarWords) -> Result<Str
                                     p
                                 }
                             };
-                            out.push_attribute((format!("{prefix}:{local}").as_str(), value.as_str()));
+                            out.push_attribute((
+                                format!("{prefix}:{local}").as_str(),
+                                value.as_str(),
+                            ));
                         }
                     }
                     if is_empty {
@@ -849,20 +858,56 @@ mod tests {
         let words = SidecarWords::default();
         let stars = merge(&packet, &decision(Flag::Unflagged, 3, None), words).expect("merges");
         let f = read(&stars).expect("reads");
-        assert_eq!(f.digikam_colour.as_deref(), Some("2"), "orange kept: {stars}");
-        assert_eq!(f.digikam_pick.as_deref(), Some("2"), "pending kept: {stars}");
+        assert_eq!(
+            f.digikam_colour.as_deref(),
+            Some("2"),
+            "orange kept: {stars}"
+        );
+        assert_eq!(
+            f.digikam_pick.as_deref(),
+            Some("2"),
+            "pending kept: {stars}"
+        );
         assert!(stars.contains(r#"photomechanic:ColorClass="3""#), "{stars}");
-        let red = merge(&stars, &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)), words)
-            .expect("merges");
-        assert_eq!(read(&red).expect("reads").digikam_colour.as_deref(), Some("1"));
-        assert_eq!(read(&red).expect("reads").digikam_pick.as_deref(), Some("2"));
-        let picked = merge(&red, &decision(Flag::Pick, 3, Some(ColourLabel::Red)), words)
-            .expect("merges");
-        assert_eq!(read(&picked).expect("reads").digikam_pick.as_deref(), Some("3"));
-        let unflagged = merge(&picked, &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)), words)
-            .expect("merges");
-        assert_eq!(read(&unflagged).expect("reads").digikam_pick, None, "{unflagged}");
-        assert!(unflagged.contains(r#"photomechanic:ColorClass="3""#), "{unflagged}");
+        let red = merge(
+            &stars,
+            &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)),
+            words,
+        )
+        .expect("merges");
+        assert_eq!(
+            read(&red).expect("reads").digikam_colour.as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            read(&red).expect("reads").digikam_pick.as_deref(),
+            Some("2")
+        );
+        let picked = merge(
+            &red,
+            &decision(Flag::Pick, 3, Some(ColourLabel::Red)),
+            words,
+        )
+        .expect("merges");
+        assert_eq!(
+            read(&picked).expect("reads").digikam_pick.as_deref(),
+            Some("3")
+        );
+        let unflagged = merge(
+            &picked,
+            &decision(Flag::Unflagged, 3, Some(ColourLabel::Red)),
+            words,
+        )
+        .expect("merges");
+        assert_eq!(
+            read(&unflagged).expect("reads").digikam_pick,
+            None,
+            "{unflagged}"
+        );
+        assert!(
+            unflagged.contains(r#"photomechanic:ColorClass="3""#),
+            "{unflagged}"
+        );
 
         // darktable: red and blue; DarkRoom reads red.
         let dt = format!(
@@ -877,7 +922,15 @@ mod tests {
         };
         let d = read(&dt).expect("reads").decision();
         assert_eq!(d.label, Some(Label::Colour(ColourLabel::Red)));
-        let starred = merge(&dt, &Decision { stars: 4, ..d.clone() }, none).expect("merges");
+        let starred = merge(
+            &dt,
+            &Decision {
+                stars: 4,
+                ..d.clone()
+            },
+            none,
+        )
+        .expect("merges");
         assert_eq!(
             read(&starred).expect("reads").darktable_colours.as_deref(),
             Some("0 3"),

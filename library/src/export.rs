@@ -107,10 +107,9 @@ impl Plan {
                 for source in std::iter::once(file.to_path_buf()).chain(crate::sidecars::of(file)) {
                     // A RAW and its JPEG twin share `IMG.xmp`; a case-insensitive file system
                     // shows one file under two spellings.
-                    if files
-                        .iter()
-                        .any(|f| f.source == source || crate::sidecars::same_file(&f.source, &source))
-                    {
+                    if files.iter().any(|f| {
+                        f.source == source || crate::sidecars::same_file(&f.source, &source)
+                    }) {
                         continue;
                     }
                     let meta = std::fs::metadata(&source)

@@ -407,9 +407,10 @@ fn xmp_merge(file: &Path) -> String {
         SidecarNaming::WithExtension,
         Default::default(),
         &decision,
+        &mut sidecar::DirSync::default(),
     ) {
         Ok(written) => {
-            assert_eq!(written, side);
+            assert_eq!(written, vec![side.clone()]);
             let back = sidecar::read(&photo, SidecarNaming::WithExtension)
                 .expect("reads back")
                 .expect("a decision");

@@ -229,3 +229,189 @@ fn an_index_job_goes_on_while_the_window_is_covered() {
         "no frame was drawn while the window was covered: the job ran on logic alone"
     );
 }
+
+/// `n` photos in `folder` (hard links to one real photo) with the sidecars exiftool wrote: 5
+/// stars, blue.
+fn card(folder: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
+    std::fs::create_dir_all(folder).expect("mkdir");
+    let template = folder.with_extension("template.xmp");
+    let made = Command::new("exiftool")
+        .args(["-q", "-XMP:Rating=5", "-XMP:Label=Blue"])
+        .arg(&template)
+        .status()
+        .expect("exiftool");
+    assert!(made.success());
+    (0..n)
+        .map(|i| {
+            let p = folder.join(format!("IMG_{i:04}.jpg"));
+            std::fs::hard_link(photo("grace_hopper.jpg"), &p)
+                .or_else(|_| std::fs::copy(photo("grace_hopper.jpg"), &p).map(|_| ()))
+                .expect("photo");
+            std::fs::copy(&template, folder.join(format!("IMG_{i:04}.jpg.xmp"))).expect("xmp");
+            p
+        })
+        .collect()
+}
+
+/// The window's id once it is mapped and has drawn `frames` frames (its log says so).
+fn window_id(display: &str, log: &std::path::Path, frames: usize) -> String {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        assert!(Instant::now() < deadline, "the window never came up");
+        std::thread::sleep(Duration::from_millis(200));
+        let drawn = std::fs::read_to_string(log)
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| l.starts_with("darkroom: frame "))
+            .count();
+        if drawn < frames {
+            continue;
+        }
+        if let Some(id) = xdotool(display, &["search", "--name", "DarkRoom"]) {
+            return id.lines().last().unwrap_or_default().to_owned();
+        }
+    }
+}
+
+/// Ctrl+A, P as a person types them, to the window (focused first: there is no window
+/// manager).
+fn select_all_and_pick(display: &str, id: &str) {
+    let _ = xdotool(display, &["windowfocus", "--sync", id]);
+    assert!(
+        xdotool(display, &["key", "ctrl+a", "p"]).is_some(),
+        "keys sent"
+    );
+}
+
+/// Picks in the catalog, and sidecars exiftool reads as picked with the other tool's 5 stars.
+fn picked(data: &std::path::Path, photos: &[std::path::PathBuf]) -> (usize, usize) {
+    let Ok(c) = darkroom_catalog::Catalog::open(
+        &data.join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    ) else {
+        return (0, 0);
+    };
+    let in_catalog = photos
+        .iter()
+        .filter(|p| {
+            c.decision(p)
+                .ok()
+                .flatten()
+                .is_some_and(|d| d.flag == darkroom_catalog::Flag::Pick && d.stars == 5)
+        })
+        .count();
+    let folder = photos[0].parent().expect("a folder");
+    let out = Command::new("exiftool")
+        .args([
+            "-j",
+            "-n",
+            "-XMP-xmp:Rating",
+            "-XMP-digiKam:PickLabel",
+            "-ext",
+            "xmp",
+        ])
+        .arg(folder)
+        .output()
+        .expect("exiftool");
+    let tags: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let in_sidecars = tags
+        .iter()
+        .filter(|t| t["Rating"] == 5 && t["PickLabel"] == 3)
+        .count();
+    (in_catalog, in_sidecars)
+}
+
+/// A select-all pick on a few hundred photos, and the window closed at once the way a window
+/// manager closes it: the window stays until every decision is durable, then the process
+/// exits with each in the catalog and its sidecar.
+#[test]
+fn closing_the_real_window_mid_save_loses_no_decision() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("card");
+    let photos = card(&folder, 300);
+    let (_xvfb, display) = xvfb(2);
+    let log = dir.path().join("stderr.txt");
+    let mut app = window_on(
+        &display,
+        dir.path(),
+        &folder,
+        std::fs::File::create(&log).expect("log").into(),
+    );
+    let id = window_id(&display, &log, 10);
+    std::thread::sleep(Duration::from_secs(1));
+    select_all_and_pick(&display, &id);
+    let xlib = assets().join("downloads/venv-xlib/bin/python");
+    let closed = Command::new(&xlib)
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/data/wm-close.py"))
+        .args([display.as_str(), id.as_str()])
+        .status()
+        .expect("python-xlib's venv (scripts/fetch-assets makes it)");
+    assert!(closed.success());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        if let Some(s) = app.0.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "the window never closed");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(status.success(), "{said}");
+    eprintln!(
+        "closed {}",
+        if said.contains("darkroom: closing Saving") {
+            "while decisions were saving (kept open until they were durable)"
+        } else {
+            "after every decision was already durable"
+        }
+    );
+    assert_eq!(
+        picked(dir.path(), &photos),
+        (photos.len(), photos.len()),
+        "{said}"
+    );
+}
+
+/// kill -9 of the window's process while a select-all pick is saving: every decision the
+/// window had shown as saved is in the catalog.
+#[test]
+fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("card");
+    let photos = card(&folder, 400);
+    let (_xvfb, display) = xvfb(3);
+    let log = dir.path().join("stderr.txt");
+    let mut app = window_on(
+        &display,
+        dir.path(),
+        &folder,
+        std::fs::File::create(&log).expect("log").into(),
+    );
+    let id = window_id(&display, &log, 10);
+    std::thread::sleep(Duration::from_secs(1));
+    select_all_and_pick(&display, &id);
+    // The first acknowledgement, then at once the kill.
+    let durable = || -> usize {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.strip_prefix("darkroom: durable "))
+            .filter_map(|n| n.trim().parse().ok())
+            .max()
+            .unwrap_or(0)
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while durable() == 0 {
+        assert!(Instant::now() < deadline, "no decision was ever saved");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    app.0.kill().expect("SIGKILL");
+    let _ = app.0.wait();
+    let shown = durable();
+    let (in_catalog, _) = picked(dir.path(), &photos);
+    eprintln!("killed with {shown} decisions shown as saved; {in_catalog} in the catalog");
+    assert!(
+        in_catalog >= shown,
+        "{shown} shown as saved, {in_catalog} in the catalog"
+    );
+}

@@ -2,6 +2,7 @@
 //! module per `bench-*` subcommand, each owning its clap arguments. They use `services` and
 //! the window's public API; nothing here is used by the app itself.
 
+pub mod decisions;
 pub mod first_frame;
 pub mod grid;
 pub mod index;

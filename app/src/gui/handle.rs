@@ -61,7 +61,12 @@ impl DarkRoom {
             Intent::TogglePerson(id) => self.cull.toggle_person(id),
             Intent::NamePerson(id, name) => self.name_person(id, &name),
             Intent::Settings(change) => self.apply(change),
-            Intent::Show(id, side) => self.request(id, side),
+            Intent::Show(id, side) => {
+                if side != LOUPE_SIDE {
+                    self.gallery.seen(id);
+                }
+                self.request(id, side);
+            }
             Intent::ShowFull(id) => self.request_full(id),
             Intent::ShowFacts(id) => self.request_facts(id),
             Intent::Zoom(change) => self.zoom(change),
@@ -73,7 +78,10 @@ impl DarkRoom {
                 }
             }
             Intent::ZoomLock(id) => self.comparison.toggle_lock(id, self.zoom),
-            Intent::CloseUps(id) => self.request_faces(id),
+            Intent::CloseUps(id) => {
+                self.gallery.seen(id);
+                self.request_faces(id);
+            }
             Intent::DismissNotice(n) => self.notices.dismiss(n),
             Intent::ProposeCull => self.propose(),
             Intent::ApplyProposal => self.apply_proposal(),

@@ -418,7 +418,10 @@ mod tests {
     fn keys_of_one_frame_are_actions_in_the_order_pressed() {
         let none = Modifiers::NONE;
         assert_eq!(
-            actions(vec![key(Key::P, none, false), key(Key::ArrowRight, none, false)]),
+            actions(vec![
+                key(Key::P, none, false),
+                key(Key::ArrowRight, none, false)
+            ]),
             vec![Action::Pick, Action::Next]
         );
         assert_eq!(

@@ -23,6 +23,9 @@ const CATALOG_REPORTS: usize = 4096;
 const PICTURES: usize = 32;
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
 const LOUPE_KEPT: usize = 1;
+/// Thumbnails and face close-ups held as textures, at most (least recently shown let go
+/// first): ~400 grid thumbnails of 256 px.
+pub const SMALL_PICTURES_BUDGET: usize = 96 << 20;
 /// Full-resolution photos kept after the one shown (the loupe prefetches the next one).
 const FULL_KEPT: usize = 1;
 /// At 200 % each photo pixel shows as a square of pixels, so focus is judged on the photo's
@@ -52,6 +55,9 @@ impl DarkRoom {
         self.poll_close(ctx);
         self.poll_pictures(ctx);
         self.bound_loupe_pictures();
+        // What the last frame showed is stamped; what it did not may go past the budget.
+        self.gallery.keep_small_within(SMALL_PICTURES_BUDGET);
+        self.gallery.next_frame();
         self.poll_close_ups(ctx);
         self.poll_analysis();
         self.poll_index();
@@ -167,6 +173,9 @@ impl DarkRoom {
                     self.cull.imported(tag, decision, error);
                 }
                 CatalogReport::Decided { tag, seq, result } => {
+                    if result.is_ok() {
+                        self.decisions_durable += 1;
+                    }
                     let ack = DecisionAck {
                         id: tag,
                         seq,
@@ -206,7 +215,7 @@ impl DarkRoom {
         };
         if requested {
             match *closing {
-                Closing::Now => {}
+                Closing::Now | Closing::Forced => {}
                 _ if saved => *closing = Closing::Now,
                 Closing::No => {
                     *closing = Closing::Saving;

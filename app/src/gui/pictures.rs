@@ -78,6 +78,8 @@ pub struct FullTiles {
 
 #[derive(Default)]
 pub struct Pictures {
+    /// The frame a view last showed this photo's thumbnail or close-ups in.
+    seen: u64,
     pub thumb: Picture,
     pub loupe: Picture,
     pub full: Full,
@@ -91,6 +93,13 @@ pub struct Pictures {
 pub struct Gallery {
     generation: u64,
     slots: Vec<Pictures>,
+    /// Frames drawn: what a view shows is stamped with it.
+    frame: u64,
+}
+
+fn texture_bytes(t: &TextureHandle) -> usize {
+    let [w, h] = t.size();
+    w * h * 4
 }
 
 impl Gallery {
@@ -167,10 +176,123 @@ impl Gallery {
             .count()
     }
 
+    /// A new frame: what the views show in it is stamped with it.
+    pub fn next_frame(&mut self) {
+        self.frame += 1;
+    }
+
+    /// A view shows photo `id`'s thumbnail or close-ups in this frame: it is kept.
+    pub fn seen(&mut self, id: EntryId) {
+        let frame = self.frame;
+        if let Some(p) = self.get_mut(id) {
+            p.seen = frame;
+        }
+    }
+
+    /// The bytes of every thumbnail and face close-up held now.
+    pub fn small_bytes(&self) -> usize {
+        self.slots.iter().map(small_bytes_of).sum()
+    }
+
+    /// Keep thumbnails and close-ups within `budget` bytes: the photos seen longest ago let go
+    /// first, never one shown in this frame (made again from the disk cache when scrolled
+    /// back to). Scrolling a folder of 20,000 photos holds no more than a budget's worth.
+    pub fn keep_small_within(&mut self, budget: usize) {
+        let mut total = self.small_bytes();
+        if total <= budget {
+            return;
+        }
+        let frame = self.frame;
+        let mut old: Vec<(u64, usize)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.seen < frame && small_bytes_of(p) > 0)
+            .map(|(i, p)| (p.seen, i))
+            .collect();
+        old.sort_unstable();
+        for (_, i) in old {
+            if total <= budget {
+                break;
+            }
+            let p = &mut self.slots[i];
+            total -= small_bytes_of(p);
+            p.thumb.let_go();
+            if matches!(
+                p.faces,
+                Faces::Ready(_) | Faces::Failed(_) | Faces::NotIndexed
+            ) {
+                p.faces = Faces::None;
+            }
+        }
+    }
+
     /// The close-ups are made again from the index's new rows.
     pub fn forget_faces(&mut self) {
         for s in &mut self.slots {
             s.faces = Faces::None;
         }
+    }
+}
+
+fn small_bytes_of(p: &Pictures) -> usize {
+    let thumb = p.thumb.ready().map_or(0, texture_bytes);
+    let faces = match &p.faces {
+        Faces::Ready(tiles) => tiles.iter().map(|t| texture_bytes(&t.texture)).sum(),
+        _ => 0,
+    };
+    thumb + faces
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gui::culling::Culling;
+
+    #[test]
+    fn thumbnails_stay_within_the_budget_and_what_is_on_screen_stays() {
+        let ctx = egui::Context::default();
+        let mut cull = Culling::default();
+        let generation = cull.open("/shoot".into());
+        let mut g = Gallery::default();
+        g.open(generation);
+        let tile = egui::ColorImage::filled([64, 64], egui::Color32::GRAY);
+        let each = 64 * 64 * 4;
+        let ids: Vec<EntryId> = (0..20)
+            .map(|i| {
+                let id = cull.push(darkroom_library::Item {
+                    primary: format!("/shoot/{i}.jpg").into(),
+                    twin: None,
+                    kind: darkroom_library::ItemKind::Raster,
+                });
+                g.push(id);
+                id
+            })
+            .collect();
+        // Scrolled past in frames 0..20, one photo a frame; the last four on screen now.
+        for (f, id) in ids.iter().enumerate() {
+            g.seen(*id);
+            if let Some(p) = g.get_mut(*id) {
+                p.thumb = Slot::Ready(ctx.load_texture(
+                    format!("t{f}"),
+                    tile.clone(),
+                    Default::default(),
+                ));
+            }
+            g.next_frame();
+        }
+        for id in &ids[16..] {
+            g.seen(*id);
+        }
+        assert_eq!(g.small_bytes(), 20 * each);
+        g.keep_small_within(6 * each);
+        assert_eq!(g.small_bytes(), 6 * each);
+        let kept: Vec<usize> = (0..20)
+            .filter(|&i| g.get(ids[i]).is_some_and(|p| p.thumb.ready().is_some()))
+            .collect();
+        assert_eq!(kept, vec![14, 15, 16, 17, 18, 19], "the most recently seen");
+        // A budget smaller than the screen: what is on screen stays anyway.
+        g.keep_small_within(each);
+        assert_eq!(g.small_bytes(), 4 * each);
     }
 }

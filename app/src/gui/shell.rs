@@ -24,7 +24,21 @@ struct Window {
 
 impl eframe::App for Window {
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        let (durable, closing) = (self.app.decisions_durable, self.app.closing());
         self.app.logic(ctx);
+        if self.log_frames {
+            // What the window has shown as saved, for the window test that kills it.
+            if self.app.decisions_durable != durable {
+                eprintln!("darkroom: durable {}", self.app.decisions_durable);
+            }
+            if self.app.closing() != closing {
+                eprintln!(
+                    "darkroom: closing {:?} with {} unsaved",
+                    self.app.closing(),
+                    self.app.unsaved()
+                );
+            }
+        }
     }
 
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {

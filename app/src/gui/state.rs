@@ -105,6 +105,8 @@ pub struct DarkRoom {
     pub comparison: super::comparison::Comparison,
     /// The last index job's outcome, one line.
     pub index_summary: Option<String>,
+    /// Decisions the catalog has answered as durable since the window opened.
+    pub decisions_durable: usize,
     pub(super) ui_state: UiState,
     pub(super) tasks: Tasks,
     pub(super) env: Env,
@@ -257,6 +259,7 @@ impl DarkRoom {
             comparison: Default::default(),
             show_clipping: false,
             index_summary: None,
+            decisions_durable: 0,
             ui_state: UiState::default(),
             tasks: Tasks {
                 scan: None,

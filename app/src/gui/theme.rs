@@ -18,6 +18,10 @@ pub const FILMSTRIP_EACH_SIDE: usize = 6;
 pub const FILMSTRIP_MIN_HEIGHT: f32 = 480.0;
 /// Overlay windows' width.
 pub const WINDOW_WIDTH: f32 = 560.0;
+/// Room kept above and below an overlay window, and its title bar's height: the overlay fits the
+/// window and scrolls inside.
+pub const WINDOW_MARGIN: f32 = 32.0;
+pub const WINDOW_TITLE: f32 = 36.0;
 /// A cell's caption and the index's marks over its photo.
 pub const CELL_TEXT: f32 = 11.0;
 /// The loupe's and compare's caption.

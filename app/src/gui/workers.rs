@@ -444,7 +444,9 @@ pub fn catalog_thread(
             reports: Task::from_receiver(
                 "the catalog thread",
                 rx,
-                Some(format!("decisions cannot be saved: cannot start the catalog thread: {e}")),
+                Some(format!(
+                    "decisions cannot be saved: cannot start the catalog thread: {e}"
+                )),
             ),
         },
     }

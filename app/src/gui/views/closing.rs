@@ -15,7 +15,7 @@ pub fn closing_ui(ctx: &egui::Context, app: &DarkRoom, intents: &mut Vec<Intent>
     } else {
         format!("{n} decisions")
     };
-    egui::Modal::new(egui::Id::new("closing")).show(ctx, |ui| {
+    egui::Modal::new(egui::Id::unique("closing")).show(ctx, |ui| {
         ui.set_max_width(360.0);
         if closing == Closing::Saving || n == 0 {
             ui.horizontal(|ui| {

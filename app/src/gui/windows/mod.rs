@@ -73,13 +73,22 @@ impl Windows {
             return;
         };
         let mut open = true;
+        // Never taller than the window: what does not fit scrolls (a 640 px laptop window
+        // showed the help's top rows cut off).
+        let tallest = (ctx.content_rect().height() - theme::WINDOW_MARGIN).max(160.0);
         egui::Window::new(window.title())
             .open(&mut open)
             .collapsible(false)
             .resizable(false)
             .min_width(theme::WINDOW_WIDTH)
+            .max_height(tallest)
             .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
-            .show(ctx, |ui| window.contents(ui, env, intents));
+            .show(ctx, |ui| {
+                egui::ScrollArea::vertical()
+                    .max_height(tallest - theme::WINDOW_TITLE)
+                    .auto_shrink([true, true])
+                    .show(ui, |ui| window.contents(ui, env, intents));
+            });
         if !open {
             intents.push(Intent::CloseOverlay);
         }

@@ -1,0 +1,370 @@
+//! The window at a culler's pace, never settled between keys: decisions made before the
+//! folder's imports have landed keep what another tool wrote (exiftool reads it back), keys
+//! pressed inside one frame apply in the order pressed, closing while decisions save keeps the
+//! window until they are durable, a write the catalog refuses reverts its mark and says which
+//! photo, and a folder indexed from the command line before it is opened shows its sidecars.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::gui::{PHOTOS, harness, ort_cpu, sample_folder, settle};
+use crate::support::*;
+use darkroom_app::gui::DarkRoom;
+use darkroom_app::gui::state::Closing;
+use darkroom_catalog::{Catalog, Decision, Flag, SidecarNaming};
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+
+fn catalog(dir: &Path) -> Catalog {
+    Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog")
+}
+
+fn key(key: Key, modifiers: Modifiers) -> egui::Event {
+    egui::Event::Key {
+        key,
+        physical_key: None,
+        pressed: true,
+        repeat: false,
+        modifiers,
+    }
+}
+
+/// Several keys inside one frame, as a culler types while a frame is slow.
+fn keys_in_one_frame(h: &mut Harness<'static, DarkRoom>, keys: &[(Key, Modifiers)]) {
+    for &(k, m) in keys {
+        h.input_mut().events.push(key(k, m));
+    }
+    h.step();
+}
+
+/// `n` copies of a real photo whose sidecars exiftool wrote: 5 stars, blue, a title and
+/// digiKam's orange label, the way another tool leaves a card.
+fn shoot_with_sidecars(dir: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
+    let folder = dir.join("card");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let template = dir.join("template.xmp");
+    let made = std::process::Command::new("exiftool")
+        .args([
+            "-q",
+            "-XMP:Rating=5",
+            "-XMP:Label=Blue",
+            "-XMP-dc:Title=Wedding, first look",
+            "-XMP-digiKam:ColorLabel=2",
+        ])
+        .arg(&template)
+        .status()
+        .expect("exiftool");
+    assert!(made.success());
+    let photos = (0..n)
+        .map(|i| {
+            let p = folder.join(format!("IMG_{i:04}.jpg"));
+            std::fs::hard_link(photo("grace_hopper.jpg"), &p)
+                .or_else(|_| std::fs::copy(photo("grace_hopper.jpg"), &p).map(|_| ()))
+                .expect("photo");
+            std::fs::copy(&template, folder.join(format!("IMG_{i:04}.jpg.xmp"))).expect("xmp");
+            p
+        })
+        .collect();
+    (folder, photos)
+}
+
+/// Every sidecar of the folder as exiftool reads it, in one run.
+fn sidecars(folder: &Path) -> Vec<serde_json::Value> {
+    let out = std::process::Command::new("exiftool")
+        .args([
+            "-j",
+            "-n",
+            "-XMP-xmp:Rating",
+            "-XMP-xmp:Label",
+            "-XMP-dc:Title",
+            "-XMP-digiKam:ColorLabel",
+            "-XMP-digiKam:PickLabel",
+            "-ext",
+            "xmp",
+        ])
+        .arg(folder)
+        .output()
+        .expect("exiftool");
+    serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).expect("exiftool JSON")
+}
+
+#[test]
+fn select_all_and_pick_before_the_imports_land_keeps_every_rating_and_label() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (folder, photos) = shoot_with_sidecars(dir.path(), 300);
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    // The folder opens on the second frame; its scan (300 items) fits the scan's queue.
+    h.run_steps(2);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while h.state().cull.len() < photos.len() {
+        assert!(Instant::now() < deadline, "the scan never finished");
+        std::thread::sleep(Duration::from_millis(100));
+        // One frame takes the whole scan in; the keys of that frame select and pick it.
+        keys_in_one_frame(
+            &mut h,
+            &[(Key::A, Modifiers::COMMAND), (Key::P, Modifiers::NONE)],
+        );
+    }
+    let picked_before_loaded = h.state().cull.loading();
+    assert!(
+        picked_before_loaded > 0,
+        "the pick must come before the imports answered"
+    );
+    settle(&mut h);
+    let c = catalog(dir.path());
+    for p in &photos {
+        let d = c.decision(p).expect("query").expect("recorded");
+        assert_eq!((d.flag, d.stars), (Flag::Pick, 5), "{}", p.display());
+    }
+    let tags = sidecars(&folder);
+    assert_eq!(tags.len(), photos.len());
+    for t in &tags {
+        assert_eq!(t["Rating"], 5, "{t:#}");
+        assert_eq!(t["Label"], "Blue", "{t:#}");
+        assert_eq!(t["PickLabel"], 3, "picked, in digiKam's words: {t:#}");
+        assert_eq!(
+            t["ColorLabel"], 2,
+            "digiKam's orange, which DarkRoom does not map: {t:#}"
+        );
+        assert_eq!(t["Title"], "Wedding, first look", "{t:#}");
+    }
+    // One undo takes the picks back and nothing else.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
+    settle(&mut h);
+    for t in sidecars(&folder) {
+        assert_eq!(
+            (t["Rating"].clone(), t["Label"].clone()),
+            (5.into(), "Blue".into()),
+            "{t:#}"
+        );
+        assert_eq!(t.get("PickLabel"), None, "{t:#}");
+    }
+    assert!(
+        h.state()
+            .cull
+            .entries()
+            .iter()
+            .all(|p| p.decision.stars == 5),
+        "the window shows what the sidecars say"
+    );
+}
+
+#[test]
+fn keys_pressed_inside_one_frame_apply_in_order_to_the_photo_shown_then() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::ArrowRight);
+    settle(&mut h);
+    let none = Modifiers::NONE;
+    // P then → in one frame: the second photo is picked, then the third shown.
+    keys_in_one_frame(&mut h, &[(Key::P, none), (Key::ArrowRight, none)]);
+    assert_eq!(h.state().cull.selected, 2);
+    // → → → in one frame: three photos on.
+    keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::ArrowLeft, none),
+            (Key::ArrowRight, none),
+            (Key::ArrowRight, none),
+        ],
+    );
+    assert_eq!(h.state().cull.selected, 3);
+    // X, ←, 3: the fourth rejected, the third given three stars.
+    keys_in_one_frame(
+        &mut h,
+        &[(Key::X, none), (Key::ArrowLeft, none), (Key::Num3, none)],
+    );
+    settle(&mut h);
+    let c = catalog(dir.path());
+    let d = |i: usize| {
+        c.decision(&folder.join(PHOTOS[i]))
+            .expect("query")
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        d(1).flag,
+        Flag::Pick,
+        "P landed on the photo shown when it was pressed"
+    );
+    assert_eq!(d(2).flag, Flag::Unflagged);
+    assert_eq!(d(2).stars, 3);
+    assert_eq!(d(3).flag, Flag::Reject);
+    assert_eq!(d(0), Decision::default());
+}
+
+/// Closing while a select-all pick is saving: the window stays and says so; asked again it
+/// asks; it closes by itself once every decision is durable.
+#[test]
+fn closing_while_decisions_save_keeps_the_window_until_they_are_durable() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (folder, photos) = shoot_with_sidecars(dir.path(), 200);
+    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    settle(&mut h);
+    let close = |h: &mut Harness<'static, DarkRoom>| {
+        h.input_mut()
+            .viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .events
+            .push(egui::ViewportEvent::Close);
+    };
+    let commands = |h: &Harness<'static, DarkRoom>| {
+        h.output()
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .map(|v| v.commands.clone())
+            .unwrap_or_default()
+    };
+    keys_in_one_frame(
+        &mut h,
+        &[(Key::A, Modifiers::COMMAND), (Key::P, Modifiers::NONE)],
+    );
+    assert!(h.state().unsaved() > 0, "decisions on their way");
+    close(&mut h);
+    h.step();
+    assert_eq!(h.state().closing(), Closing::Saving);
+    assert!(
+        commands(&h).contains(&egui::ViewportCommand::CancelClose),
+        "kept open"
+    );
+    h.step();
+    if h.state().closing() == Closing::Saving {
+        h.get_by_label_contains("decisions…");
+    }
+    close(&mut h);
+    h.step();
+    if h.state().closing() == Closing::Asking {
+        h.step();
+        h.get_by_label("Keep saving").click();
+        h.step();
+        assert_eq!(h.state().closing(), Closing::Saving);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut closed = false;
+    while !closed {
+        assert!(Instant::now() < deadline, "never closed");
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+        closed = commands(&h).contains(&egui::ViewportCommand::Close);
+    }
+    assert_eq!(h.state().closing(), Closing::Now);
+    assert!(h.state().saved(), "closed only once everything was durable");
+    let c = catalog(dir.path());
+    for p in &photos {
+        assert_eq!(
+            c.decision(p).expect("query").map(|d| d.flag),
+            Some(Flag::Pick)
+        );
+    }
+    // The close request that follows goes through.
+    close(&mut h);
+    h.step();
+    assert!(!commands(&h).contains(&egui::ViewportCommand::CancelClose));
+}
+
+/// The catalog refuses a write (here a trigger stands for a full or failing disk): the mark
+/// goes back to what is durable and a notice names the photo and the cause.
+#[test]
+fn a_refused_write_reverts_the_mark_and_names_the_photo() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    {
+        let c = catalog(dir.path());
+        drop(c);
+        let file = dir.path().join("catalog.sqlite");
+        let conn = sql_on(&file);
+        conn(
+            "CREATE TRIGGER refuse BEFORE UPDATE ON photos WHEN NEW.flag = 1
+             BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END",
+        );
+    }
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::P);
+    settle(&mut h);
+    let p = &h.state().cull.entries()[1];
+    assert_eq!(p.decision.flag, Flag::Unflagged, "the mark reverted");
+    assert!(!p.pending());
+    // In the notices, and on the photo's cell.
+    let said = format!(
+        "the decision on {} was not saved: catalog error: disk I/O error (simulated)",
+        PHOTOS[1]
+    );
+    assert!(h.get_all_by_label_contains(&said).count() >= 1, "{said}");
+    assert_eq!(
+        catalog(dir.path())
+            .decision(&folder.join(PHOTOS[1]))
+            .expect("query")
+            .map(|d| d.flag),
+        Some(Flag::Unflagged)
+    );
+    // Stars are not refused: the photo can still be decided.
+    h.key_press(Key::Num2);
+    settle(&mut h);
+    assert_eq!(h.state().cull.entries()[1].decision.stars, 2);
+}
+
+/// A statement run on the catalog file from outside DarkRoom (as another process would).
+fn sql_on(path: &Path) -> impl Fn(&str) {
+    let path = path.to_path_buf();
+    move |sql: &str| {
+        let out = std::process::Command::new("python3")
+            .args(["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()"])
+            .arg(&path)
+            .arg(sql)
+            .output()
+            .expect("python3");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// `darkroom index` (its rows) before the folder was ever opened: the sidecars' ratings are
+/// still what the window shows and keeps.
+#[test]
+fn a_folder_indexed_before_it_is_opened_shows_its_sidecars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (folder, photos) = shoot_with_sidecars(dir.path(), 4);
+    let out = darkroom_on(Rt::Ort, dir.path())
+        .env("DARKROOM_MODELS", models())
+        .args(["index", "--catalog"])
+        .arg(dir.path().join("catalog.sqlite"))
+        .arg(&folder)
+        .output()
+        .expect("darkroom index");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        catalog(dir.path())
+            .photo_index(&photos[0])
+            .expect("query")
+            .is_some(),
+        "indexed"
+    );
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    for p in h.state().cull.entries() {
+        assert_eq!(p.decision.stars, 5, "{}", p.file_name());
+    }
+    h.key_press(Key::P);
+    settle(&mut h);
+    let t = exiftool(
+        &["-n", "-XMP-xmp:Rating", "-XMP-xmp:Label"],
+        &folder.join("IMG_0000.jpg.xmp"),
+    );
+    assert_eq!(
+        (t["Rating"].clone(), t["Label"].clone()),
+        (5.into(), "Blue".into()),
+        "{t:#}"
+    );
+}
