@@ -81,6 +81,38 @@ impl Histogram {
     }
 }
 
+/// Where a photo clips, one mark per block of at most `side` blocks a side: a block is blown if
+/// any pixel in it is (a blown highlight must not average away), else crushed if any is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClipMask {
+    pub width: u32,
+    pub height: u32,
+    /// Row by row.
+    pub marks: Vec<Clip>,
+}
+
+impl ClipMask {
+    pub fn of(img: &RgbImage, side: u32) -> ClipMask {
+        let (w, h) = img.dimensions();
+        let block = w.max(h).div_ceil(side.max(1)).max(1);
+        let (mw, mh) = (w.div_ceil(block), h.div_ceil(block));
+        let mut marks = vec![Clip::None; mw as usize * mh as usize];
+        for (x, y, p) in img.enumerate_pixels() {
+            let c = clip(p.0);
+            let at = (y / block) as usize * mw as usize + (x / block) as usize;
+            // Blown wins over crushed within a block: it is what a photographer fixes first.
+            if c == Clip::Blown || (c == Clip::Crushed && marks[at] == Clip::None) {
+                marks[at] = c;
+            }
+        }
+        ClipMask {
+            width: mw,
+            height: mh,
+            marks,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +136,22 @@ mod tests {
         assert_eq!(h.clipped_percent(), (25.0, 25.0));
         assert_eq!(h.peak(), 1);
         assert_eq!(clip([200, 255, 0]), Clip::Blown);
+    }
+
+    #[test]
+    fn a_clipping_mask_marks_a_block_if_any_pixel_in_it_clips_blown_first() {
+        let mut img = RgbImage::from_pixel(10, 4, image::Rgb([128, 128, 128]));
+        img.put_pixel(0, 0, image::Rgb([255, 10, 10]));
+        img.put_pixel(1, 1, image::Rgb([0, 0, 0]));
+        img.put_pixel(9, 3, image::Rgb([1, 2, 0]));
+        let m = ClipMask::of(&img, 5);
+        assert_eq!((m.width, m.height), (5, 2), "2-pixel blocks");
+        assert_eq!(
+            m.marks[0],
+            Clip::Blown,
+            "blown wins over the crushed pixel beside it"
+        );
+        assert_eq!(m.marks[9], Clip::Crushed);
+        assert_eq!(m.marks.iter().filter(|c| **c == Clip::None).count(), 8);
     }
 }

@@ -9,6 +9,7 @@ pub mod error;
 pub mod export;
 pub mod facts;
 pub mod formats;
+pub mod geometry;
 pub mod histogram;
 pub mod jpeg_dc;
 pub mod preview;

@@ -956,7 +956,10 @@ fn the_models_window_downloads_after_the_licence_is_ticked() {
     assert_eq!(h.state().overlay, Overlay::Models);
     settle(&mut h);
 
-    // Download stays off until the licence is ticked; nothing is fetched before.
+    // Download stays off until the licence is ticked; nothing is fetched before. The list is
+    // taller than a 640 px window: scrolled to the row, as a person would.
+    h.get_by_label("Download fr_eye.onnx").scroll_to_me();
+    h.run_steps(2);
     let download = h.get_by_label("Download fr_eye.onnx");
     assert!(
         download.accesskit_node().is_disabled(),

@@ -257,7 +257,11 @@ fn card(folder: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
 fn window_id(display: &str, log: &std::path::Path, frames: usize) -> String {
     let deadline = Instant::now() + Duration::from_secs(90);
     loop {
-        assert!(Instant::now() < deadline, "the window never came up");
+        assert!(
+            Instant::now() < deadline,
+            "the window never came up: {}",
+            std::fs::read_to_string(log).unwrap_or_default()
+        );
         std::thread::sleep(Duration::from_millis(200));
         let drawn = std::fs::read_to_string(log)
             .unwrap_or_default()
@@ -321,14 +325,14 @@ fn picked(data: &std::path::Path, photos: &[std::path::PathBuf]) -> (usize, usiz
     (in_catalog, in_sidecars)
 }
 
-/// A select-all pick on a few hundred photos, and the window closed at once the way a window
+/// A select-all pick on a card of 2,000 photos, and the window closed at once the way a window
 /// manager closes it: the window stays until every decision is durable, then the process
 /// exits with each in the catalog and its sidecar.
 #[test]
 fn closing_the_real_window_mid_save_loses_no_decision() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("card");
-    let photos = card(&folder, 300);
+    let photos = card(&folder, 2000);
     let (_xvfb, display) = xvfb(2);
     let log = dir.path().join("stderr.txt");
     let mut app = window_on(
@@ -337,7 +341,7 @@ fn closing_the_real_window_mid_save_loses_no_decision() {
         &folder,
         std::fs::File::create(&log).expect("log").into(),
     );
-    let id = window_id(&display, &log, 10);
+    let id = window_id(&display, &log, 3);
     std::thread::sleep(Duration::from_secs(1));
     select_all_and_pick(&display, &id);
     let xlib = assets().join("downloads/venv-xlib/bin/python");
@@ -378,7 +382,7 @@ fn closing_the_real_window_mid_save_loses_no_decision() {
 fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("card");
-    let photos = card(&folder, 400);
+    let photos = card(&folder, 2000);
     let (_xvfb, display) = xvfb(3);
     let log = dir.path().join("stderr.txt");
     let mut app = window_on(
@@ -387,7 +391,7 @@ fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
         &folder,
         std::fs::File::create(&log).expect("log").into(),
     );
-    let id = window_id(&display, &log, 10);
+    let id = window_id(&display, &log, 3);
     std::thread::sleep(Duration::from_secs(1));
     select_all_and_pick(&display, &id);
     // The first acknowledgement, then at once the kill.
@@ -414,4 +418,13 @@ fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
         in_catalog >= shown,
         "{shown} shown as saved, {in_catalog} in the catalog"
     );
+    // The sidecars follow the catalog: those a kill left unwritten are written on the next
+    // open, each durable decision's.
+    let mut c = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    )
+    .expect("catalog");
+    assert!(c.flush_pending().expect("pending sidecars").is_empty());
+    assert_eq!(picked(dir.path(), &photos), (in_catalog, in_catalog));
 }

@@ -206,13 +206,16 @@ impl DarkRoom {
     /// asks whether to lose them.
     fn poll_close(&mut self, ctx: &egui::Context) {
         let requested = ctx.input(|i| i.viewport().close_requested());
+        // Keys pressed in the frame the close came in are decisions about to be made (the
+        // frame's `ui` makes them): the window waits for them too.
+        let keys = requested && ctx.input(|i| !super::keymap::pressed(&i.events).is_empty());
         let closing = &mut self.ui_state.closing;
-        let saved = self.tasks.catalog_gone || {
-            let t = &self.tasks;
-            t.outbox.is_empty()
-                && self.cull.all_acknowledged()
-                && t.catalog.client.unfinished() == 0
-        };
+        let t = &self.tasks;
+        let saved = !keys
+            && (t.catalog_gone
+                || (t.outbox.is_empty()
+                    && self.cull.all_acknowledged()
+                    && t.catalog.client.unfinished() == 0));
         if requested {
             match *closing {
                 Closing::Now | Closing::Forced => {}
@@ -286,11 +289,9 @@ impl DarkRoom {
                     continue;
                 }
                 Ok(Made::Picture { side, image }) => {
-                    let size = [image.width() as usize, image.height() as usize];
-                    let color = egui::ColorImage::from_rgb(size, image.as_raw());
                     let texture = ctx.load_texture(
                         name(&side.to_string()),
-                        color,
+                        image,
                         egui::TextureOptions::LINEAR,
                     );
                     (side, Picture::Ready(texture))
@@ -367,20 +368,16 @@ impl DarkRoom {
                     crops
                         .into_iter()
                         .enumerate()
-                        .map(|(k, c)| {
-                            let size = [c.image.width() as usize, c.image.height() as usize];
-                            let pixels = egui::ColorImage::from_rgb(size, c.image.as_raw());
-                            FaceTile {
-                                texture: ctx.load_texture(
-                                    format!("face-{}-{}-{k}", id.generation(), id.index()),
-                                    pixels,
-                                    egui::TextureOptions::NEAREST,
-                                ),
-                                sharpness: c.sharpness,
-                                eyes_closed: c.eyes_closed,
-                                center: c.center,
-                                person: c.person,
-                            }
+                        .map(|(k, c)| FaceTile {
+                            texture: ctx.load_texture(
+                                format!("face-{}-{}-{k}", id.generation(), id.index()),
+                                c.image,
+                                egui::TextureOptions::NEAREST,
+                            ),
+                            sharpness: c.sharpness,
+                            eyes_closed: c.eyes_closed,
+                            center: c.center,
+                            person: c.person,
                         })
                         .collect(),
                 ),

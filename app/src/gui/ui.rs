@@ -23,8 +23,8 @@ impl DarkRoom {
         self.ui_state.columns = ((ui.available_width() / CELL).floor() as usize).max(1);
         self.ui_state.pointer = ctx.input(|i| i.pointer.hover_pos());
         let typing = ctx.memory(|m| m.focused().is_some());
-        // While closing, the keys no longer decide: the window only says what it is saving.
-        if !typing && self.ui_state.closing == super::state::Closing::No {
+        // Keys still decide while the window waits to close: what they decide is waited for.
+        if !typing {
             for action in ctx.input(|i| keymap::pressed(&i.events)) {
                 self.handle(Intent::Key(action));
             }

@@ -3,6 +3,10 @@
 use super::{AppWindow, Intent, WindowEnv};
 use crate::gui::keymap::KEYMAP;
 
+/// The keymap's columns, and how wide a binding's words may grow before they wrap.
+const HELP_COLUMNS: usize = 3;
+const HELP_WORDS_WIDTH: f32 = 210.0;
+
 #[derive(Default)]
 pub struct HelpWindow;
 
@@ -12,18 +16,24 @@ impl AppWindow for HelpWindow {
     }
 
     fn contents(&mut self, ui: &mut egui::Ui, _env: &WindowEnv<'_>, _intents: &mut Vec<Intent>) {
-        // Two columns, so the whole keymap fits a laptop screen without scrolling.
-        let half = KEYMAP.len().div_ceil(2);
+        // Three columns, the words wrapped, so the whole keymap fits a 1000×640 window; a
+        // smaller one scrolls (the window's frame does).
+        let third = KEYMAP.len().div_ceil(HELP_COLUMNS);
         ui.horizontal_top(|ui| {
-            for (n, part) in KEYMAP.chunks(half).enumerate() {
-                egui::Grid::new(("keymap", n)).striped(true).show(ui, |ui| {
-                    for b in part {
-                        ui.monospace(b.keys);
-                        ui.label(b.help);
-                        ui.end_row();
-                    }
-                });
-                ui.add_space(24.0);
+            for (n, part) in KEYMAP.chunks(third).enumerate() {
+                egui::Grid::new(("keymap", n))
+                    .striped(true)
+                    .spacing([8.0, 2.0])
+                    .min_col_width(0.0)
+                    .max_col_width(HELP_WORDS_WIDTH)
+                    .show(ui, |ui| {
+                        for b in part {
+                            ui.monospace(b.keys);
+                            ui.add(egui::Label::new(b.help).wrap());
+                            ui.end_row();
+                        }
+                    });
+                ui.add_space(12.0);
             }
         });
     }

@@ -84,8 +84,10 @@ impl Windows {
             .max_height(tallest)
             .anchor(egui::Align2::CENTER_CENTER, egui::vec2(0.0, 0.0))
             .show(ctx, |ui| {
+                let room = tallest - theme::WINDOW_TITLE;
                 egui::ScrollArea::vertical()
-                    .max_height(tallest - theme::WINDOW_TITLE)
+                    .max_height(room)
+                    .min_scrolled_height(room)
                     .auto_shrink([true, true])
                     .show(ui, |ui| window.contents(ui, env, intents));
             });

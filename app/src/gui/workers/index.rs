@@ -1,0 +1,89 @@
+//! The index job started from the window.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use darkroom_catalog::{Catalog, SidecarNaming};
+
+use crate::gui::tasks::{Latest, Task, Waker};
+
+/// Everything an index job from the window needs, gathered on the UI thread (no I/O there).
+pub struct IndexRequest {
+    pub pin: darkroom_engine::JobPin,
+    pub models_dir: PathBuf,
+    pub catalog: PathBuf,
+    pub photos: Vec<PathBuf>,
+    pub decode_threads: usize,
+    pub inference_threads: usize,
+    /// The detector's model_id (Settings' choice).
+    pub detector: String,
+}
+
+/// What a running index job has said so far, overwritten as it goes: the job never waits for
+/// the window (a minimised window may not look for minutes).
+#[derive(Default)]
+pub struct IndexLive {
+    pub to_index: usize,
+    pub progress: Option<darkroom_index::Progress>,
+    /// Photos that could not be indexed, for the window to take.
+    pub failures: Vec<String>,
+}
+
+/// The index job on a thread of its own: sessions from the pin taken when it was asked for,
+/// its own catalog connection (SQLite WAL lets the catalog thread go on meanwhile). Progress goes
+/// into `live`; only the end travels on the channel.
+pub fn index_job(
+    request: IndexRequest,
+    control: Arc<darkroom_index::Control>,
+    live: Latest<IndexLive>,
+    wake: Waker,
+) -> Task<Result<darkroom_index::Summary, String>> {
+    Task::spawn("the index job", 1, wake, move |out| {
+        let IndexRequest {
+            pin,
+            models_dir,
+            catalog,
+            photos,
+            decode_threads,
+            inference_threads,
+            detector,
+        } = request;
+        let result = (|| -> anyhow::Result<darkroom_index::Summary> {
+            let store =
+                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?);
+            let sessions = darkroom_engine::Sessions::new(
+                crate::services::install_runtime(),
+                store,
+                inference_threads,
+            )?;
+            let mut models = darkroom_index::open_models(&sessions, &pin, Some(detector), None)?;
+            let mut catalog = Catalog::open(&catalog, SidecarNaming::default())?;
+            let config = darkroom_index::JobConfig {
+                photos,
+                backend: pin.line.clone(),
+                decode_threads,
+                work_side: 1440,
+                thresholds: darkroom_index::Thresholds::default(),
+            };
+            let summary = darkroom_index::job::run(
+                &config,
+                &mut models,
+                &mut catalog,
+                &control,
+                &mut |event| {
+                    live.update(|l| match event {
+                        darkroom_index::Event::Started { to_index, .. } => l.to_index = to_index,
+                        darkroom_index::Event::Progress(p) => l.progress = Some(p),
+                        darkroom_index::Event::Failed { path, error } => {
+                            l.failures.push(format!("{error}: {}", path.display()));
+                        }
+                        darkroom_index::Event::Indexed { .. } => {}
+                    });
+                    out.wake();
+                },
+            )?;
+            Ok(summary)
+        })();
+        out.send(result.map_err(|e| format!("{e:#}")));
+    })
+}
