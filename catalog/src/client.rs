@@ -30,6 +30,8 @@ use crate::{Catalog, CatalogError};
 pub const BATCH: usize = 256;
 /// Requests waiting for the thread: the caller keeps the rest (a window never blocks).
 pub const QUEUE: usize = 512;
+/// Sidecars left to write after their commits, at most, while requests keep coming.
+pub const SIDECARS_DEFERRED: usize = 4096;
 
 /// What the catalog thread is asked to do, in order.
 #[derive(Debug)]
@@ -100,8 +102,9 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
         Self::start_batched(path, naming, words, BATCH, report)
     }
 
-    /// [`CatalogClient::start`] with at most `batch` requests a transaction (1: a commit and a
-    /// folder flush for every one, the way it was done before; `bench-decisions` compares).
+    /// [`CatalogClient::start`] with at most `batch` requests a transaction (1: each request
+    /// committed and its sidecar written and flushed before the next, the way it was done
+    /// before; `bench-decisions` compares).
     pub fn start_batched(
         path: PathBuf,
         naming: SidecarNaming,
@@ -118,6 +121,8 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
             .spawn(move || {
                 let mut worker = Worker {
                     catalog: None,
+                    sidecars: Vec::new(),
+                    owed: 0,
                     history: HashMap::new(),
                     report: Box::new(report),
                 };
@@ -184,6 +189,10 @@ type Inverse = Vec<(PathBuf, Change)>;
 
 struct Worker<T> {
     catalog: Option<Catalog>,
+    /// Files whose decision changed and whose sidecars are still to write, with their photo.
+    sidecars: Vec<(PathBuf, T)>,
+    /// Requests taken whose work (their sidecars included) is not all done yet.
+    owed: usize,
     /// For each change made here, what puts each of its files back (undo).
     history: HashMap<u64, Inverse>,
     report: Box<dyn FnMut(Report<T>) + Send>,
@@ -225,9 +234,23 @@ impl<T: Clone> Worker<T> {
         }
     }
 
+    /// Decisions before sidecars: while requests keep coming, batch after batch is committed
+    /// and answered, and the sidecars of what changed wait (up to [`SIDECARS_DEFERRED`]) until
+    /// the queue runs dry, so a select-all is durable as fast as the catalog can commit it.
     fn serve(&mut self, rx: &Receiver<Request<T>>, unfinished: &AtomicUsize, most: usize) {
-        // Blocks while there is nothing to do; ends when the caller lets go and all is done.
-        while let Ok(first) = rx.recv() {
+        let mut next: Option<Request<T>> = None;
+        loop {
+            let first = match next.take() {
+                Some(r) => r,
+                None => {
+                    self.write_sidecars(unfinished);
+                    // Blocks while there is nothing to do; ends when the caller lets go.
+                    match rx.recv() {
+                        Ok(r) => r,
+                        Err(_) => break,
+                    }
+                }
+            };
             let mut batch = vec![first];
             while batch.len() < most {
                 match rx.try_recv() {
@@ -235,18 +258,21 @@ impl<T: Clone> Worker<T> {
                     Err(_) => break,
                 }
             }
-            let n = batch.len();
+            self.owed += batch.len();
             let mut work = Vec::new();
             for request in batch {
                 match request {
                     Request::Naming(n) => {
                         self.run(std::mem::take(&mut work));
+                        // Sidecars of what came before go where they were to go.
+                        self.write_sidecars(unfinished);
                         if let Some(c) = self.catalog.as_mut() {
                             c.set_naming(n);
                         }
                     }
                     Request::Words(w) => {
                         self.run(std::mem::take(&mut work));
+                        self.write_sidecars(unfinished);
                         if let Some(c) = self.catalog.as_mut() {
                             c.set_words(w);
                         }
@@ -263,8 +289,33 @@ impl<T: Clone> Worker<T> {
                 }
             }
             self.run(work);
-            unfinished.fetch_sub(n, Ordering::SeqCst);
+            next = rx.try_recv().ok();
+            // One at a time (`bench-decisions`' "before"): each request wholly done first.
+            if most == 1 || self.sidecars.len() >= SIDECARS_DEFERRED {
+                self.write_sidecars(unfinished);
+            }
         }
+        self.write_sidecars(unfinished);
+    }
+
+    /// Write the sidecars of everything committed so far (their folders flushed once), report
+    /// those that failed, and count the requests behind them as done.
+    fn write_sidecars(&mut self, unfinished: &AtomicUsize) {
+        let sidecars = std::mem::take(&mut self.sidecars);
+        if let Some(catalog) = self.catalog.as_mut()
+            && !sidecars.is_empty()
+        {
+            let files: Vec<PathBuf> = sidecars.iter().map(|(f, _)| f.clone()).collect();
+            for (file, error) in catalog.write_sidecars(&files) {
+                if let Some((_, tag)) = sidecars.iter().find(|(f, _)| *f == file) {
+                    (self.report)(Report::SidecarFailed {
+                        tag: tag.clone(),
+                        error: error.to_string(),
+                    });
+                }
+            }
+        }
+        unfinished.fetch_sub(std::mem::take(&mut self.owed), Ordering::SeqCst);
     }
 
     /// Imports, changes and reverts in one transaction; if the commit fails, each again on
@@ -316,7 +367,8 @@ impl<T: Clone> Worker<T> {
         (self.report)(report);
     }
 
-    /// Committed: answer each request, then write the sidecars of what changed.
+    /// Committed: answer each request; the sidecars of what changed are written once the
+    /// queue runs dry.
     fn finish(&mut self, done: Vec<Done<T>>) {
         let mut sidecars: Vec<(PathBuf, T)> = Vec::new();
         for d in done {
@@ -348,18 +400,7 @@ impl<T: Clone> Worker<T> {
                 }
             }
         }
-        let Some(catalog) = self.catalog.as_mut() else {
-            return;
-        };
-        let files: Vec<PathBuf> = sidecars.iter().map(|(f, _)| f.clone()).collect();
-        for (file, error) in catalog.write_sidecars(&files) {
-            if let Some((_, tag)) = sidecars.iter().find(|(f, _)| *f == file) {
-                (self.report)(Report::SidecarFailed {
-                    tag: tag.clone(),
-                    error: error.to_string(),
-                });
-            }
-        }
+        self.sidecars.extend(sidecars);
     }
 }
 
