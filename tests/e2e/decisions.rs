@@ -422,3 +422,132 @@ fn acknowledged_decisions_survive_sigkill() {
         );
     }
 }
+
+/// Sidecars exiftool wrote in digiKam's words (every colour 0–9 and every pick value 0–3) and
+/// Photo Mechanic's (a colour class each), under Lightroom's naming (`IMG_0000.xmp`), and one
+/// darktable wrote with two labels: after each kind of decision, every value DarkRoom does not
+/// own reads back the same, the decision lands in the sidecar that was there, and no second
+/// sidecar appears.
+#[test]
+fn every_value_another_tool_owns_survives_each_kind_of_decision() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 11);
+    let lightroom = |i: usize| data.path().join(format!("IMG_{i:04}.xmp"));
+    for i in 0..10 {
+        let made = Command::new("exiftool")
+            .args(["-q", "-o"])
+            .arg(lightroom(i))
+            .args([
+                format!("-XMP-digiKam:ColorLabel={i}"),
+                format!("-XMP-digiKam:PickLabel={}", i % 4),
+                format!("-XMP-photomech:ColorClass={}", i % 9),
+                format!("-XMP-dc:Title=frame {i}"),
+            ])
+            .status()
+            .expect("exiftool");
+        assert!(made.success());
+    }
+    // darktable's own layout (exiftool has no darktable tags): yellow and blue, 2 stars.
+    let darktable = data.path().join("IMG_0010.jpg.xmp");
+    std::fs::write(
+        &darktable,
+        r#"<?xml version="1.0" encoding="UTF-8"?>
+<x:xmpmeta xmlns:x="adobe:ns:meta/" x:xmptk="XMP Core 4.4.0-Exiv2">
+ <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">
+  <rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/"
+    xmlns:darktable="http://darktable.sf.net/" xmp:Rating="2" darktable:xmp_version="5">
+   <darktable:colorlabels>
+    <rdf:Seq>
+     <rdf:li>1</rdf:li>
+     <rdf:li>3</rdf:li>
+    </rdf:Seq>
+   </darktable:colorlabels>
+  </rdf:Description>
+ </rdf:RDF>
+</x:xmpmeta>
+"#,
+    )
+    .expect("darktable sidecar");
+    let read_all = || -> Vec<serde_json::Value> {
+        (0..10)
+            .map(|i| {
+                exiftool(
+                    &[
+                        "-n",
+                        "-XMP-xmp:Rating",
+                        "-XMP-digiKam:ColorLabel",
+                        "-XMP-digiKam:PickLabel",
+                        "-XMP-photomech:ColorClass",
+                        "-XMP-dc:Title",
+                    ],
+                    &lightroom(i),
+                )
+            })
+            .collect()
+    };
+    let refs: Vec<&Path> = p.iter().map(PathBuf::as_path).collect();
+    let step = |args: &[&str]| {
+        let out = decide(data.path(), args, &refs);
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        for (i, photo) in p.iter().enumerate().take(10) {
+            let mut second = photo.as_os_str().to_owned();
+            second.push(".xmp");
+            assert!(
+                !Path::new(&second).exists(),
+                "{args:?}: a second sidecar beside IMG_{i:04}.xmp"
+            );
+        }
+        read_all()
+    };
+    // digiKam's numbers for DarkRoom's five colours; the rest (0 none, 2 orange, 7 gray,
+    // 8 black, 9 white) it does not map.
+    let mapped = |i: usize| [1, 3, 4, 5, 6].contains(&i);
+    let kept_always = |t: &serde_json::Value, i: usize, what: &str| {
+        assert_eq!(t["ColorClass"], i % 9, "{what}: {t:#}");
+        assert_eq!(t["Title"], format!("frame {i}"), "{what}: {t:#}");
+    };
+
+    for (i, t) in step(&["--stars", "3"]).iter().enumerate() {
+        // digiKam's pick label 1 made it a reject, whose rating every tool reads as −1.
+        let rating = if i % 4 == 1 { -1 } else { 3 };
+        assert_eq!(t["Rating"], rating, "{t:#}");
+        assert_eq!(t["ColorLabel"], i, "stars leave the label: {t:#}");
+        assert_eq!(t["PickLabel"], i % 4, "stars leave the pick label: {t:#}");
+        kept_always(t, i, "stars");
+    }
+    for (i, t) in step(&["--label", "none"]).iter().enumerate() {
+        if mapped(i) {
+            assert_eq!(t.get("ColorLabel"), None, "the label DarkRoom read, taken: {t:#}");
+        } else {
+            assert_eq!(t["ColorLabel"], i, "a colour DarkRoom does not map stays: {t:#}");
+        }
+        assert_eq!(t["PickLabel"], i % 4, "{t:#}");
+        kept_always(t, i, "no label");
+    }
+    for (i, t) in step(&["--pick"]).iter().enumerate() {
+        assert_eq!(t["PickLabel"], 3, "{t:#}");
+        if !mapped(i) {
+            assert_eq!(t["ColorLabel"], i, "{t:#}");
+        }
+        kept_always(t, i, "pick");
+    }
+    for (i, t) in step(&["--reject"]).iter().enumerate() {
+        assert_eq!((t["Rating"].clone(), t["PickLabel"].clone()), ((-1).into(), 1.into()), "{t:#}");
+        kept_always(t, i, "reject");
+    }
+    for (i, t) in step(&["--unflag"]).iter().enumerate() {
+        assert_eq!(t.get("PickLabel"), None, "{t:#}");
+        kept_always(t, i, "unflag");
+    }
+    for (i, t) in step(&["--label", "green"]).iter().enumerate() {
+        assert_eq!(t["ColorLabel"], 4, "digiKam has one label: replaced: {t:#}");
+        kept_always(t, i, "green");
+    }
+    // darktable's second label survived all of it; the first it read, yellow, went with
+    // "--label none", and green came in with "--label green".
+    let text = std::fs::read_to_string(&darktable).expect("darktable sidecar");
+    assert!(text.contains("<rdf:li>3</rdf:li>"), "blue kept: {text}");
+    assert!(text.contains("<rdf:li>2</rdf:li>"), "green added: {text}");
+    assert!(!text.contains("<rdf:li>1</rdf:li>"), "yellow taken: {text}");
+    assert!(text.contains(r#"darktable:xmp_version="5""#), "{text}");
+}
