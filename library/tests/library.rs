@@ -624,3 +624,35 @@ fn export_copies_every_file_and_sidecar_byte_for_byte_and_never_overwrites_unask
     assert!(!root.join("IMG_0001.NEF").exists() && fresh.join("IMG_0001.NEF").is_file());
     assert!(fresh.join("card2/IMG_0002.jpg").is_file());
 }
+
+/// On a case-insensitive file system (Windows, macOS) `IMG.xmp` and `IMG.XMP` are one file
+/// seen under two spellings; a hard link is that here. The export copies it once, and a second
+/// export is not refused by the copy it just made.
+#[test]
+fn a_sidecar_seen_under_two_spellings_is_exported_once() {
+    use darkroom_library::export::{self, Existing, Mode, Plan};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("shoot");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::write(root.join("IMG_0007.JPG"), jpeg(320)).expect("write");
+    std::fs::write(root.join("IMG_0007.xmp"), "<x:xmpmeta>lr</x:xmpmeta>").expect("write");
+    std::fs::hard_link(root.join("IMG_0007.xmp"), root.join("IMG_0007.XMP")).expect("link");
+    assert_eq!(
+        darkroom_library::sidecars::of(&root.join("IMG_0007.JPG")),
+        vec![root.join("IMG_0007.xmp")]
+    );
+    let mut items = Vec::new();
+    scan(&root, &AtomicBool::new(false), &mut |e| {
+        if let ScanEvent::Item(i) = e {
+            items.push(i);
+        }
+        true
+    });
+    let dest = dir.path().join("editor");
+    std::fs::create_dir(&dest).expect("mkdir");
+    let plan = Plan::new(&items, &root, &dest).expect("plan");
+    assert_eq!(plan.files.len(), 2, "the photo and one sidecar: {:?}", plan.files);
+    let report = export::run(&plan, Mode::Copy, Existing::Refuse, &AtomicBool::new(false), &mut |_| {})
+        .expect("export");
+    assert_eq!(report.copied.len(), 2);
+}
