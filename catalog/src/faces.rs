@@ -223,11 +223,6 @@ impl Catalog {
         Ok(out)
     }
 
-    /// Every indexed photo, by path.
-    pub fn all_indexed(&self) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
-        self.indexed_where("1", params![])
-    }
-
     fn indexed_where(
         &self,
         condition: &str,

@@ -21,12 +21,114 @@ pub struct Args {
     count: usize,
     #[arg(long, default_value_t = 400)]
     frames: usize,
+    /// Instead: scroll the whole of a `--count`-photo folder a screen at a time, each screen's
+    /// thumbnails loaded, and report memory as it goes (flat once the budget is reached).
+    #[arg(long)]
+    scroll: bool,
     #[arg(long)]
     json: bool,
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    if a.scroll {
+        return scroll(&a.photos, a.count, a.json);
+    }
     run(&a.photos, a.count, a.frames.max(1), a.json)
+}
+
+/// Memory while scrolling, sampled every twentieth of the folder.
+#[derive(Serialize)]
+struct Sample {
+    /// Photos scrolled past.
+    photos: usize,
+    /// Thumbnails and close-ups held as textures.
+    texture_mib: f64,
+    rss_mib: Option<f64>,
+}
+
+#[derive(Serialize)]
+struct ScrollReport {
+    photos: usize,
+    budget_mib: f64,
+    samples: Vec<Sample>,
+    peak_rss_mib: Option<f64>,
+    peak_texture_mib: f64,
+}
+
+const MIB: f64 = (1 << 20) as f64;
+
+fn scroll(photos: &Path, count: usize, json: bool) -> anyhow::Result<ExitCode> {
+    let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;
+    let mut folder = Subject::new(tmp.path(), "scroll", photos, count)?;
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while !folder.ready() {
+        if Instant::now() > deadline {
+            bail!("the folder did not load in 10 minutes");
+        }
+        folder.frame(&[]);
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut samples = Vec::new();
+    let mut peak_texture = 0usize;
+    let mut next_sample = 0;
+    loop {
+        // A screen down (four rows, in one frame), then wait for its thumbnails.
+        folder.frame(&[egui::Key::ArrowDown; 4]);
+        let at = folder.app.cull.selected;
+        let wait = Instant::now() + Duration::from_secs(60);
+        loop {
+            folder.frame(&[]);
+            if !folder.app.gallery.iter().any(|p| p.thumb.waiting()) || Instant::now() > wait {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let held = folder.app.gallery.small_bytes();
+        peak_texture = peak_texture.max(held);
+        let done = at + 1 >= count;
+        if at >= next_sample || done {
+            samples.push(Sample {
+                photos: at + 1,
+                texture_mib: held as f64 / MIB,
+                rss_mib: super::status_mib("VmRSS"),
+            });
+            next_sample += count.div_ceil(20).max(1);
+        }
+        if done {
+            break;
+        }
+    }
+    let report = ScrollReport {
+        photos: count,
+        budget_mib: crate::gui::SMALL_PICTURES_BUDGET as f64 / MIB,
+        samples,
+        peak_rss_mib: super::status_mib("VmHWM"),
+        peak_texture_mib: peak_texture as f64 / MIB,
+    };
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!(
+            "scrolling {} photos (thumbnail budget {:.0} MiB):",
+            report.photos, report.budget_mib
+        );
+        for s in &report.samples {
+            println!(
+                "{:>7} photos  textures {:>6.1} MiB  resident {}",
+                s.photos,
+                s.texture_mib,
+                s.rss_mib.map_or("?".into(), |r| format!("{r:.0} MiB"))
+            );
+        }
+        println!(
+            "peak: textures {:.1} MiB, resident {}",
+            report.peak_texture_mib,
+            report
+                .peak_rss_mib
+                .map_or("?".into(), |r| format!("{r:.0} MiB"))
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Serialize)]

@@ -102,13 +102,6 @@ fn jpegs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// VmHWM: the most this process has had resident.
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024.0)
-}
 
 /// The job's models as `darkroom index` opens them: from a pin taken once the probe and the
 /// session tuning have reported; and each model's session settings, for the report.
@@ -230,7 +223,7 @@ pub fn worker(
         end_to_end_photos_per_s: end_to_end,
         overlap_ratio: end_to_end / decode_alone.min(inference_alone),
         stages: summary.stages,
-        peak_rss_mib: peak_rss_mib(),
+        peak_rss_mib: super::status_mib("VmHWM"),
     };
     println!("{}", serde_json::to_string(&result)?);
     Ok(ExitCode::SUCCESS)

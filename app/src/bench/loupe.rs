@@ -142,7 +142,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         full_in_step: sharp_in_time,
         full_stopped: full.len(),
         full: latency(full),
-        peak_rss_mib: peak_rss_mib(),
+        peak_rss_mib: super::status_mib("VmHWM"),
     };
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -192,15 +192,3 @@ fn latency(mut ms: Vec<f64>) -> Latency {
     }
 }
 
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
-}

@@ -80,3 +80,18 @@ pub fn headless_frame(
     out.textures_delta.clear();
     meshes.len()
 }
+
+/// A memory figure of this process from /proc/self/status (`VmHWM`: the most ever resident;
+/// `VmRSS`: resident now), in MiB; None where there is no such file (not Linux).
+pub fn status_mib(field: &str) -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kb / 1024.0)
+}

@@ -175,13 +175,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         error: error.clone(),
     }));
 
-    // What the rows say about the whole folder, new and already indexed alike.
-    let wanted: std::collections::HashSet<&PathBuf> = photos.iter().collect();
-    let indexed: Vec<(PathBuf, PhotoIndex)> = catalog
-        .all_indexed()?
-        .into_iter()
-        .filter(|(p, _)| wanted.contains(p))
-        .collect();
+    // What the rows say about the whole folder, new and already indexed alike (the folder's
+    // rows only, not the catalog's), in path order.
+    let mut indexed: Vec<(PathBuf, PhotoIndex)> = catalog.indexed_of(&photos)?;
+    indexed.sort_by(|a, b| a.0.cmp(&b.0));
     let analysed = darkroom_index::analyse(&indexed, &thresholds);
     let bursts = analysed
         .iter()

@@ -29,6 +29,7 @@ pub mod workers;
 pub mod zoom;
 
 pub use culling::{EntryId, Filter, View};
+pub use logic::SMALL_PICTURES_BUDGET;
 pub use pictures::Picture;
 pub use shell::run;
 pub use state::{DarkRoom, Setup, StatusSource};
