@@ -651,8 +651,19 @@ fn a_sidecar_seen_under_two_spellings_is_exported_once() {
     let dest = dir.path().join("editor");
     std::fs::create_dir(&dest).expect("mkdir");
     let plan = Plan::new(&items, &root, &dest).expect("plan");
-    assert_eq!(plan.files.len(), 2, "the photo and one sidecar: {:?}", plan.files);
-    let report = export::run(&plan, Mode::Copy, Existing::Refuse, &AtomicBool::new(false), &mut |_| {})
-        .expect("export");
+    assert_eq!(
+        plan.files.len(),
+        2,
+        "the photo and one sidecar: {:?}",
+        plan.files
+    );
+    let report = export::run(
+        &plan,
+        Mode::Copy,
+        Existing::Refuse,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .expect("export");
     assert_eq!(report.copied.len(), 2);
 }

@@ -488,7 +488,11 @@ fn every_value_another_tool_owns_survives_each_kind_of_decision() {
     let refs: Vec<&Path> = p.iter().map(PathBuf::as_path).collect();
     let step = |args: &[&str]| {
         let out = decide(data.path(), args, &refs);
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         for (i, photo) in p.iter().enumerate().take(10) {
             let mut second = photo.as_os_str().to_owned();
             second.push(".xmp");
@@ -517,9 +521,16 @@ fn every_value_another_tool_owns_survives_each_kind_of_decision() {
     }
     for (i, t) in step(&["--label", "none"]).iter().enumerate() {
         if mapped(i) {
-            assert_eq!(t.get("ColorLabel"), None, "the label DarkRoom read, taken: {t:#}");
+            assert_eq!(
+                t.get("ColorLabel"),
+                None,
+                "the label DarkRoom read, taken: {t:#}"
+            );
         } else {
-            assert_eq!(t["ColorLabel"], i, "a colour DarkRoom does not map stays: {t:#}");
+            assert_eq!(
+                t["ColorLabel"], i,
+                "a colour DarkRoom does not map stays: {t:#}"
+            );
         }
         assert_eq!(t["PickLabel"], i % 4, "{t:#}");
         kept_always(t, i, "no label");
@@ -532,7 +543,11 @@ fn every_value_another_tool_owns_survives_each_kind_of_decision() {
         kept_always(t, i, "pick");
     }
     for (i, t) in step(&["--reject"]).iter().enumerate() {
-        assert_eq!((t["Rating"].clone(), t["PickLabel"].clone()), ((-1).into(), 1.into()), "{t:#}");
+        assert_eq!(
+            (t["Rating"].clone(), t["PickLabel"].clone()),
+            ((-1).into(), 1.into()),
+            "{t:#}"
+        );
         kept_always(t, i, "reject");
     }
     for (i, t) in step(&["--unflag"]).iter().enumerate() {

@@ -102,7 +102,6 @@ fn jpegs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-
 /// The job's models as `darkroom index` opens them: from a pin taken once the probe and the
 /// session tuning have reported; and each model's session settings, for the report.
 fn models(

@@ -191,4 +191,3 @@ fn latency(mut ms: Vec<f64>) -> Latency {
         max_ms: at(1.0),
     }
 }
-
