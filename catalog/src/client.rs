@@ -159,6 +159,23 @@ impl<T> CatalogClient<T> {
         })
     }
 
+    /// Queue `request`, waiting while the queue is full (a command or a benchmark, which have
+    /// nothing else to do; a window uses [`CatalogClient::try_send`]). Handed back when the
+    /// thread is gone.
+    pub fn send(&self, request: Request<T>) -> Result<(), Request<T>> {
+        let mut request = request;
+        loop {
+            match self.try_send(request) {
+                Ok(()) => return Ok(()),
+                Err(TrySendError::Full(back)) => {
+                    request = back;
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
+                Err(TrySendError::Disconnected(back)) => return Err(back),
+            }
+        }
+    }
+
     /// Requests queued or in progress, sidecars included: zero when everything asked is done.
     pub fn unfinished(&self) -> usize {
         self.unfinished.load(Ordering::SeqCst)
@@ -508,7 +525,6 @@ mod tests {
     use super::*;
     use crate::decision::{ColourLabel, Flag, Label};
     use std::sync::mpsc::channel;
-    use std::time::Duration;
 
     fn theirs() -> Decision {
         Decision {
@@ -552,17 +568,7 @@ mod tests {
     }
 
     fn send(client: &CatalogClient<usize>, r: Request<usize>) {
-        let mut r = r;
-        loop {
-            match client.try_send(r) {
-                Ok(()) => return,
-                Err(TrySendError::Full(back)) => {
-                    r = back;
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                Err(TrySendError::Disconnected(_)) => panic!("the thread is gone"),
-            }
-        }
+        assert!(client.send(r).is_ok(), "the thread is gone");
     }
 
     fn sidecar_decision(photo: &std::path::Path) -> Decision {

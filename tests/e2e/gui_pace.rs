@@ -42,30 +42,16 @@ fn keys_in_one_frame(h: &mut Harness<'static, DarkRoom>, keys: &[(Key, Modifiers
 /// digiKam's orange label, the way another tool leaves a card.
 fn shoot_with_sidecars(dir: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
     let folder = dir.join("card");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    let template = dir.join("template.xmp");
-    let made = std::process::Command::new("exiftool")
-        .args([
-            "-q",
+    let photos = card_with_sidecars(
+        &folder,
+        n,
+        &[
             "-XMP:Rating=5",
             "-XMP:Label=Blue",
             "-XMP-dc:Title=Wedding, first look",
             "-XMP-digiKam:ColorLabel=2",
-        ])
-        .arg(&template)
-        .status()
-        .expect("exiftool");
-    assert!(made.success());
-    let photos = (0..n)
-        .map(|i| {
-            let p = folder.join(format!("IMG_{i:04}.jpg"));
-            std::fs::hard_link(photo("grace_hopper.jpg"), &p)
-                .or_else(|_| std::fs::copy(photo("grace_hopper.jpg"), &p).map(|_| ()))
-                .expect("photo");
-            std::fs::copy(&template, folder.join(format!("IMG_{i:04}.jpg.xmp"))).expect("xmp");
-            p
-        })
-        .collect();
+        ],
+    );
     (folder, photos)
 }
 

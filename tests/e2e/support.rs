@@ -158,3 +158,28 @@ pub fn installed_models() -> usize {
         .filter(|c| models().join(&c.file).is_file())
         .count()
 }
+
+/// A card of `n` copies of a real photo (hard links where the file system allows) in `folder`,
+/// each with the sidecar exiftool wrote with `tags` (`IMG_0000.jpg.xmp`): what another tool
+/// leaves behind.
+pub fn card_with_sidecars(folder: &Path, n: usize, tags: &[&str]) -> Vec<PathBuf> {
+    std::fs::create_dir_all(folder).expect("mkdir");
+    let template = folder.with_extension("template.xmp");
+    let made = Command::new("exiftool")
+        .arg("-q")
+        .args(tags)
+        .arg(&template)
+        .status()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    assert!(made.success(), "{tags:?}");
+    (0..n)
+        .map(|i| {
+            let p = folder.join(format!("IMG_{i:04}.jpg"));
+            std::fs::hard_link(photo("grace_hopper.jpg"), &p)
+                .or_else(|_| std::fs::copy(photo("grace_hopper.jpg"), &p).map(|_| ()))
+                .expect("photo");
+            std::fs::copy(&template, folder.join(format!("IMG_{i:04}.jpg.xmp"))).expect("xmp");
+            p
+        })
+        .collect()
+}

@@ -230,29 +230,6 @@ fn an_index_job_goes_on_while_the_window_is_covered() {
     );
 }
 
-/// `n` photos in `folder` (hard links to one real photo) with the sidecars exiftool wrote: 5
-/// stars, blue.
-fn card(folder: &std::path::Path, n: usize) -> Vec<std::path::PathBuf> {
-    std::fs::create_dir_all(folder).expect("mkdir");
-    let template = folder.with_extension("template.xmp");
-    let made = Command::new("exiftool")
-        .args(["-q", "-XMP:Rating=5", "-XMP:Label=Blue"])
-        .arg(&template)
-        .status()
-        .expect("exiftool");
-    assert!(made.success());
-    (0..n)
-        .map(|i| {
-            let p = folder.join(format!("IMG_{i:04}.jpg"));
-            std::fs::hard_link(photo("grace_hopper.jpg"), &p)
-                .or_else(|_| std::fs::copy(photo("grace_hopper.jpg"), &p).map(|_| ()))
-                .expect("photo");
-            std::fs::copy(&template, folder.join(format!("IMG_{i:04}.jpg.xmp"))).expect("xmp");
-            p
-        })
-        .collect()
-}
-
 /// The window's id once it is mapped and has drawn `frames` frames (its log says so).
 fn window_id(display: &str, log: &std::path::Path, frames: usize) -> String {
     let deadline = Instant::now() + Duration::from_secs(90);
@@ -325,25 +302,53 @@ fn picked(data: &std::path::Path, photos: &[std::path::PathBuf]) -> (usize, usiz
     (in_catalog, in_sidecars)
 }
 
+/// A window on a card of 2,000 photos whose sidecars say 5 stars, blue, its folder loaded and
+/// Ctrl+A, P just typed into it.
+struct Picking {
+    _xvfb: Kill,
+    app: Kill,
+    display: String,
+    id: String,
+    photos: Vec<std::path::PathBuf>,
+    log: std::path::PathBuf,
+}
+
+fn picking(dir: &std::path::Path, screen: u32) -> Picking {
+    let photos = card_with_sidecars(
+        &dir.join("card"),
+        2000,
+        &["-XMP:Rating=5", "-XMP:Label=Blue"],
+    );
+    let (xvfb, display) = xvfb(screen);
+    let log = dir.join("stderr.txt");
+    let app = window_on(
+        &display,
+        dir,
+        &dir.join("card"),
+        std::fs::File::create(&log).expect("log").into(),
+    );
+    let id = window_id(&display, &log, 3);
+    std::thread::sleep(Duration::from_secs(1));
+    select_all_and_pick(&display, &id);
+    Picking {
+        _xvfb: xvfb,
+        app,
+        display,
+        id,
+        photos,
+        log,
+    }
+}
+
 /// A select-all pick on a card of 2,000 photos, and the window closed at once the way a window
 /// manager closes it: the window stays until every decision is durable, then the process
 /// exits with each in the catalog and its sidecar.
 #[test]
 fn closing_the_real_window_mid_save_loses_no_decision() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("card");
-    let photos = card(&folder, 2000);
-    let (_xvfb, display) = xvfb(2);
-    let log = dir.path().join("stderr.txt");
-    let mut app = window_on(
-        &display,
-        dir.path(),
-        &folder,
-        std::fs::File::create(&log).expect("log").into(),
-    );
-    let id = window_id(&display, &log, 3);
-    std::thread::sleep(Duration::from_secs(1));
-    select_all_and_pick(&display, &id);
+    let mut w = picking(dir.path(), 2);
+    let (display, id, photos, log) = (&w.display, &w.id, &w.photos, &w.log);
+    let app = &mut w.app;
     let xlib = assets().join("downloads/venv-xlib/bin/python");
     let closed = Command::new(&xlib)
         .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/data/wm-close.py"))
@@ -359,7 +364,7 @@ fn closing_the_real_window_mid_save_loses_no_decision() {
         assert!(Instant::now() < deadline, "the window never closed");
         std::thread::sleep(Duration::from_millis(100));
     };
-    let said = std::fs::read_to_string(&log).unwrap_or_default();
+    let said = std::fs::read_to_string(log).unwrap_or_default();
     assert!(status.success(), "{said}");
     eprintln!(
         "closed {}",
@@ -370,7 +375,7 @@ fn closing_the_real_window_mid_save_loses_no_decision() {
         }
     );
     assert_eq!(
-        picked(dir.path(), &photos),
+        picked(dir.path(), photos),
         (photos.len(), photos.len()),
         "{said}"
     );
@@ -381,22 +386,12 @@ fn closing_the_real_window_mid_save_loses_no_decision() {
 #[test]
 fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("card");
-    let photos = card(&folder, 2000);
-    let (_xvfb, display) = xvfb(3);
-    let log = dir.path().join("stderr.txt");
-    let mut app = window_on(
-        &display,
-        dir.path(),
-        &folder,
-        std::fs::File::create(&log).expect("log").into(),
-    );
-    let id = window_id(&display, &log, 3);
-    std::thread::sleep(Duration::from_secs(1));
-    select_all_and_pick(&display, &id);
+    let mut w = picking(dir.path(), 3);
+    let (photos, log) = (&w.photos, &w.log);
+    let app = &mut w.app;
     // The first acknowledgement, then at once the kill.
     let durable = || -> usize {
-        std::fs::read_to_string(&log)
+        std::fs::read_to_string(log)
             .unwrap_or_default()
             .lines()
             .filter_map(|l| l.strip_prefix("darkroom: durable "))
@@ -412,7 +407,7 @@ fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
     app.0.kill().expect("SIGKILL");
     let _ = app.0.wait();
     let shown = durable();
-    let (in_catalog, _) = picked(dir.path(), &photos);
+    let (in_catalog, _) = picked(dir.path(), photos);
     eprintln!("killed with {shown} decisions shown as saved; {in_catalog} in the catalog");
     assert!(
         in_catalog >= shown,
@@ -426,5 +421,5 @@ fn sigkill_mid_save_keeps_every_decision_shown_as_saved() {
     )
     .expect("catalog");
     assert!(c.flush_pending().expect("pending sidecars").is_empty());
-    assert_eq!(picked(dir.path(), &photos), (in_catalog, in_catalog));
+    assert_eq!(picked(dir.path(), photos), (in_catalog, in_catalog));
 }

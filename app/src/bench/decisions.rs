@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::mpsc::{Receiver, TrySendError};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
@@ -131,15 +131,15 @@ fn side(dir: &Path, batch: usize, photos: usize, folder: usize) -> anyhow::Resul
 
     let started = Instant::now();
     for (i, p) in picked.iter().enumerate() {
-        send(
-            &client,
-            Request::Change {
-                tag: i,
-                seq: i as u64,
-                files: vec![p.clone()],
-                change: Change::Flag(Flag::Pick),
-            },
-        );
+        let pick = Request::Change {
+            tag: i,
+            seq: i as u64,
+            files: vec![p.clone()],
+            change: Change::Flag(Flag::Pick),
+        };
+        if client.send(pick).is_err() {
+            anyhow::bail!("the catalog thread stopped");
+        }
     }
     wait(&rx, photos, |r| matches!(r, Report::Decided { .. }))?;
     let decided_s = started.elapsed().as_secs_f64();
@@ -150,13 +150,13 @@ fn side(dir: &Path, batch: usize, photos: usize, folder: usize) -> anyhow::Resul
 
     let started = Instant::now();
     for (i, p) in opened.iter().enumerate() {
-        send(
-            &client,
-            Request::Import {
-                tag: i,
-                photo: p.clone(),
-            },
-        );
+        let import = Request::Import {
+            tag: i,
+            photo: p.clone(),
+        };
+        if client.send(import).is_err() {
+            anyhow::bail!("the catalog thread stopped");
+        }
     }
     wait(&rx, folder, |r| matches!(r, Report::Imported { .. }))?;
     let imported_s = started.elapsed().as_secs_f64();
@@ -168,19 +168,6 @@ fn side(dir: &Path, batch: usize, photos: usize, folder: usize) -> anyhow::Resul
         sidecars_s,
         imported_s,
     })
-}
-
-fn send(client: &CatalogClient<usize>, request: Request<usize>) {
-    let mut request = request;
-    loop {
-        match client.try_send(request) {
-            Ok(()) | Err(TrySendError::Disconnected(_)) => return,
-            Err(TrySendError::Full(back)) => {
-                request = back;
-                std::thread::sleep(Duration::from_micros(200));
-            }
-        }
-    }
 }
 
 /// Wait for `n` answers `counts`; anything that failed stops the bench.
