@@ -50,10 +50,12 @@ pub enum Request<T> {
         change: Change,
     },
     /// Put back, in each file change `of` changed, the field it changed, as it was before.
+    /// `files` are the photo's, for the answer when `of` changed nothing here (it failed).
     Revert {
         tag: T,
         seq: u64,
         of: u64,
+        files: Vec<PathBuf>,
     },
     Naming(SidecarNaming),
     Words(SidecarWords),
@@ -447,12 +449,31 @@ fn one<T: Clone>(
                 files.iter().map(|f| (f.clone(), change.clone())).collect();
             decided(c, tag, *seq, &edits, true)
         }
-        Request::Revert { tag, seq, of } => {
+        Request::Revert {
+            tag,
+            seq,
+            of,
+            files,
+        } => match history.get(of) {
+            Some(edits) => decided(c, tag, *seq, edits, false),
             // A change that failed, or one from before this thread, has nothing to put back:
-            // answered as a change that changed nothing.
-            let edits = history.get(of).cloned().unwrap_or_default();
-            decided(c, tag, *seq, &edits, false)
-        }
+            // answered with what the photo has.
+            None => {
+                let result = match files.first().map(|f| c.import(f)) {
+                    Some(Ok(o)) => Ok((o.decision.clone(), o.decision)),
+                    Some(Err(e)) => Err(e.to_string()),
+                    None => Err("a photo with no file".to_owned()),
+                };
+                Done::Decided {
+                    tag: tag.clone(),
+                    seq: *seq,
+                    result,
+                    changed: Vec::new(),
+                    inverse: None,
+                    import_errors: Vec::new(),
+                }
+            }
+        },
         Request::Naming(_) | Request::Words(_) | Request::NamePerson(..) => {
             unreachable!("settings are applied between batches")
         }
@@ -611,6 +632,7 @@ mod tests {
                 tag: 0,
                 seq: 1000,
                 of: 1,
+                files: vec![photos[0].clone()],
             },
         );
         client.close();

@@ -79,25 +79,30 @@ fn sidecars(folder: &Path) -> Vec<serde_json::Value> {
 fn select_all_and_pick_before_the_imports_land_keeps_every_rating_and_label() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (folder, photos) = shoot_with_sidecars(dir.path(), 300);
+    // Another process holds the catalog's write lock for a moment (a backup tool, a slow
+    // disk): no import can land before the keys, whatever this machine's speed.
+    drop(catalog(dir.path()));
+    let mut lock = hold_write_lock(&dir.path().join("catalog.sqlite"), 4.0);
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
-    // The folder opens on the second frame; its scan (300 items) fits the scan's queue.
-    h.run_steps(2);
     let deadline = Instant::now() + Duration::from_secs(30);
     while h.state().cull.len() < photos.len() {
         assert!(Instant::now() < deadline, "the scan never finished");
-        std::thread::sleep(Duration::from_millis(100));
-        // One frame takes the whole scan in; the keys of that frame select and pick it.
-        keys_in_one_frame(
-            &mut h,
-            &[(Key::A, Modifiers::COMMAND), (Key::P, Modifiers::NONE)],
-        );
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
     }
-    let picked_before_loaded = h.state().cull.loading();
-    assert!(
-        picked_before_loaded > 0,
-        "the pick must come before the imports answered"
+    keys_in_one_frame(
+        &mut h,
+        &[(Key::A, Modifiers::COMMAND), (Key::P, Modifiers::NONE)],
     );
+    assert_eq!(h.state().cull.selection_len(), photos.len());
+    assert_eq!(
+        h.state().cull.loading(),
+        photos.len(),
+        "the pick came before any import answered"
+    );
+    assert_eq!(h.state().unsaved(), photos.len());
     settle(&mut h);
+    assert!(lock.wait().expect("the lock's holder").success());
     let c = catalog(dir.path());
     for p in &photos {
         let d = c.decision(p).expect("query").expect("recorded");
@@ -204,6 +209,9 @@ fn closing_while_decisions_save_keeps_the_window_until_they_are_durable() {
             .map(|v| v.commands.clone())
             .unwrap_or_default()
     };
+    // Another process holds the catalog's write lock for a while (as a backup tool might), so
+    // the decisions stay unsaved long enough to close twice.
+    let mut lock = hold_write_lock(&dir.path().join("catalog.sqlite"), 3.0);
     keys_in_one_frame(
         &mut h,
         &[(Key::A, Modifiers::COMMAND), (Key::P, Modifiers::NONE)],
@@ -217,17 +225,16 @@ fn closing_while_decisions_save_keeps_the_window_until_they_are_durable() {
         "kept open"
     );
     h.step();
-    if h.state().closing() == Closing::Saving {
-        h.get_by_label_contains("decisions…");
-    }
+    h.get_by_label_contains(&format!("Saving {} decisions…", photos.len()));
     close(&mut h);
     h.step();
-    if h.state().closing() == Closing::Asking {
-        h.step();
-        h.get_by_label("Keep saving").click();
-        h.step();
-        assert_eq!(h.state().closing(), Closing::Saving);
-    }
+    assert_eq!(h.state().closing(), Closing::Asking);
+    assert!(commands(&h).contains(&egui::ViewportCommand::CancelClose));
+    h.step();
+    h.get_by_label_contains("200 decisions are not saved yet");
+    h.get_by_label("Keep saving").click();
+    h.step();
+    assert_eq!(h.state().closing(), Closing::Saving);
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut closed = false;
     while !closed {
@@ -238,6 +245,7 @@ fn closing_while_decisions_save_keeps_the_window_until_they_are_durable() {
     }
     assert_eq!(h.state().closing(), Closing::Now);
     assert!(h.state().saved(), "closed only once everything was durable");
+    assert!(lock.wait().expect("the lock's holder").success());
     let c = catalog(dir.path());
     for p in &photos {
         assert_eq!(
@@ -258,8 +266,8 @@ fn a_refused_write_reverts_the_mark_and_names_the_photo() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = sample_folder(dir.path());
     {
-        let c = catalog(dir.path());
-        drop(c);
+        // The schema first, so the trigger has its table.
+        drop(catalog(dir.path()));
         let file = dir.path().join("catalog.sqlite");
         let conn = sql_on(&file);
         conn(
@@ -270,10 +278,14 @@ fn a_refused_write_reverts_the_mark_and_names_the_photo() {
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
     h.key_press(Key::ArrowRight);
+    // Stars are not refused.
+    h.key_press(Key::Num2);
+    settle(&mut h);
     h.key_press(Key::P);
     settle(&mut h);
     let p = &h.state().cull.entries()[1];
     assert_eq!(p.decision.flag, Flag::Unflagged, "the mark reverted");
+    assert_eq!(p.decision.stars, 2);
     assert!(!p.pending());
     // In the notices, and on the photo's cell.
     let said = format!(
@@ -281,17 +293,43 @@ fn a_refused_write_reverts_the_mark_and_names_the_photo() {
         PHOTOS[1]
     );
     assert!(h.get_all_by_label_contains(&said).count() >= 1, "{said}");
-    assert_eq!(
+    let recorded = || {
         catalog(dir.path())
             .decision(&folder.join(PHOTOS[1]))
             .expect("query")
-            .map(|d| d.flag),
-        Some(Flag::Unflagged)
-    );
-    // Stars are not refused: the photo can still be decided.
-    h.key_press(Key::Num2);
+            .unwrap_or_default()
+    };
+    assert_eq!((recorded().flag, recorded().stars), (Flag::Unflagged, 2));
+    // Undoing the refused pick changes nothing: the photo keeps what is durable.
+    h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     settle(&mut h);
     assert_eq!(h.state().cull.entries()[1].decision.stars, 2);
+    assert_eq!(recorded().stars, 2);
+}
+
+/// Another process holding the catalog's write lock for `seconds` (shorter than the catalog's
+/// 5 s busy timeout), from when this returns.
+fn hold_write_lock(catalog: &Path, seconds: f64) -> std::process::Child {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys,time; c=sqlite3.connect(sys.argv[1], isolation_level=None); \
+             c.execute('BEGIN IMMEDIATE'); print('locked', flush=True); \
+             time.sleep(float(sys.argv[2])); c.execute('ROLLBACK')",
+        ])
+        .arg(catalog)
+        .arg(seconds.to_string())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut line = String::new();
+    let out = child.stdout.take().expect("stdout");
+    std::io::BufReader::new(out)
+        .read_line(&mut line)
+        .expect("read");
+    assert_eq!(line.trim(), "locked");
+    child
 }
 
 /// A statement run on the catalog file from outside DarkRoom (as another process would).

@@ -340,9 +340,10 @@ impl DarkRoom {
         self.tasks.outbox.is_empty() && self.cull.all_acknowledged()
     }
 
-    /// Decisions made here and not yet durable (waiting to be sent, or sent and unanswered).
+    /// Decisions made here and not yet durable (waiting to be sent, or sent and unanswered:
+    /// the culling state counts both).
     pub fn unsaved(&self) -> usize {
-        self.tasks.outbox.len() + self.cull.in_flight()
+        self.cull.in_flight()
     }
 
     /// Whether closing now would lose nothing: every decision answered, and the catalog thread

@@ -34,6 +34,7 @@ impl CatalogThread {
                 tag: job.id,
                 seq: job.seq,
                 of: *of,
+                files: job.files.clone(),
             },
         };
         match self.client.try_send(request) {
