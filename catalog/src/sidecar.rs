@@ -11,7 +11,7 @@ use crate::decision::Decision;
 use crate::error::CatalogError;
 use crate::xmp;
 
-/// How a photo's sidecar is named.
+/// How a new sidecar is named (a photo that has one, under either naming, keeps it).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SidecarNaming {
@@ -31,13 +31,6 @@ impl SidecarNaming {
                 photo.with_file_name(name)
             }
             SidecarNaming::ReplaceExtension => photo.with_extension("xmp"),
-        }
-    }
-
-    pub fn other(self) -> Self {
-        match self {
-            SidecarNaming::WithExtension => SidecarNaming::ReplaceExtension,
-            SidecarNaming::ReplaceExtension => SidecarNaming::WithExtension,
         }
     }
 }
