@@ -277,9 +277,11 @@ impl<T: Clone> Worker<T> {
                     Err(_) => break,
                 }
             }
-            self.owed += batch.len();
             let mut work = Vec::new();
             for request in batch {
+                // Counted as it is taken, so a flush of sidecars in the middle of a batch
+                // counts as done only what was done.
+                self.owed += 1;
                 match request {
                     Request::Naming(n) => {
                         self.run(std::mem::take(&mut work));

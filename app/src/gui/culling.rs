@@ -824,6 +824,19 @@ impl Culling {
         }
     }
 
+    /// Nothing sent will be answered (the catalog thread is gone): every photo shows what is
+    /// durable, and why its decision is not.
+    pub fn abandon_pending(&mut self, why: &str) {
+        for photo in &mut self.entries {
+            if photo.pending() {
+                photo.pending.clear();
+                photo.refresh();
+                photo.error = Some(why.to_owned());
+            }
+        }
+        self.in_flight = 0;
+    }
+
     /// How many decisions are sent and not yet answered.
     pub fn in_flight(&self) -> usize {
         self.in_flight
@@ -1177,6 +1190,19 @@ mod tests {
         );
         assert_eq!(c.entries()[0].decision, Decision::default());
         assert!(c.all_acknowledged());
+    }
+
+    #[test]
+    fn decisions_the_catalog_will_never_answer_show_what_is_durable() {
+        let mut c = folder(2);
+        let first = one(c.decide(Change::Stars(4)));
+        c.acknowledge(answer(&first, &Decision::default()));
+        one(c.decide(pick()));
+        c.abandon_pending("the catalog thread stopped unexpectedly: the decision was not saved");
+        let p = &c.entries()[0];
+        assert!(!p.pending() && c.all_acknowledged());
+        assert_eq!((p.decision.flag, p.decision.stars), (Flag::Unflagged, 4));
+        assert!(p.error.as_deref().is_some_and(|e| e.contains("not saved")));
     }
 
     #[test]

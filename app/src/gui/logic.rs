@@ -194,7 +194,11 @@ impl DarkRoom {
         if drained.ended || !self.tasks.catalog.client.alive() {
             if !self.tasks.catalog_gone {
                 self.tasks.catalog_gone = true;
-                self.notices.push(self.tasks.catalog.reports.died());
+                let died = self.tasks.catalog.reports.died();
+                self.tasks.outbox.clear();
+                self.cull
+                    .abandon_pending(&format!("{died}: the decision was not saved"));
+                self.notices.push(died);
             }
             // Nothing in flight will come back.
             self.tasks.imports_in_flight = 0;
@@ -209,13 +213,8 @@ impl DarkRoom {
         // Keys pressed in the frame the close came in are decisions about to be made (the
         // frame's `ui` makes them): the window waits for them too.
         let keys = requested && ctx.input(|i| !super::keymap::pressed(&i.events).is_empty());
+        let saved = !keys && self.saved();
         let closing = &mut self.ui_state.closing;
-        let t = &self.tasks;
-        let saved = !keys
-            && (t.catalog_gone
-                || (t.outbox.is_empty()
-                    && self.cull.all_acknowledged()
-                    && t.catalog.client.unfinished() == 0));
         if requested {
             match *closing {
                 Closing::Now | Closing::Forced => {}

@@ -347,10 +347,11 @@ impl DarkRoom {
     }
 
     /// Whether closing now would lose nothing: every decision answered, and the catalog thread
-    /// done with everything it was given (their sidecars included).
+    /// done with everything it was given (their sidecars included); or the catalog thread is
+    /// gone, and nothing more can be saved (the notices say so).
     pub fn saved(&self) -> bool {
-        self.all_acknowledged()
-            && (self.tasks.catalog.client.unfinished() == 0 || !self.tasks.catalog.client.alive())
+        self.tasks.catalog_gone
+            || (self.all_acknowledged() && self.tasks.catalog.client.unfinished() == 0)
     }
 
     pub fn closing(&self) -> Closing {

@@ -311,7 +311,10 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                     }
                 });
                 ui.end_row();
-                ui.label("Sidecar files");
+                ui.label("Sidecar files").on_hover_text(
+                    "How a new sidecar is named. A photo that already has one, under either \
+                     name, keeps it: its decisions go there.",
+                );
                 ui.vertical(|ui| {
                     let before = *naming;
                     ui.radio_value(
