@@ -392,3 +392,46 @@ fn a_folder_indexed_before_it_is_opened_shows_its_sidecars() {
         "{t:#}"
     );
 }
+
+/// Stepping faster than pictures are made: the loupe shows the grid thumbnail at once (its
+/// screen-sized picture is asked for in that very frame), then that photo's own picture
+/// replaces it; two steps in one frame land on the right photo's thumbnail, never on the
+/// picture of the photo left behind.
+#[test]
+fn the_loupe_shows_the_thumbnail_until_the_photos_picture_is_made() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    settle(&mut h);
+    let thumbnail = "photo fit · grid thumbnail until its picture is made";
+    let shown = |h: &Harness<'static, DarkRoom>| {
+        let id = h.state().cull.selected_id().expect("a photo");
+        h.state().cull.get(id).expect("shown").file_name()
+    };
+    keys_in_one_frame(&mut h, &[(Key::Enter, Modifiers::NONE)]);
+    h.get_by_label(thumbnail);
+    assert_eq!(shown(&h), PHOTOS[0]);
+    settle(&mut h);
+    h.get_by_label("photo fit");
+    assert!(h.query_by_label(thumbnail).is_none());
+    // Two photos on in one frame: the third photo's thumbnail, then its picture.
+    keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::ArrowRight, Modifiers::NONE),
+            (Key::ArrowRight, Modifiers::NONE),
+        ],
+    );
+    assert_eq!(h.state().cull.selected, 2);
+    h.get_by_label(thumbnail);
+    assert_eq!(shown(&h), PHOTOS[2]);
+    settle(&mut h);
+    h.get_by_label("photo fit");
+    let id = h.state().cull.selected_id().expect("a photo");
+    assert!(
+        h.state()
+            .gallery
+            .get(id)
+            .is_some_and(|p| p.loupe.ready().is_some())
+    );
+}

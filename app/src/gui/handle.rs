@@ -18,9 +18,6 @@ use super::windows::models::ModelsEnv;
 use super::workers::{self, ModelsRequest};
 use super::zoom;
 
-/// At most this many close-up jobs at once (each decodes a whole photo).
-const FACE_JOBS: usize = 4;
-
 impl DarkRoom {
     /// Carry out what the views asked for this frame, in order.
     pub(super) fn handle_intents(&mut self) {
@@ -67,8 +64,15 @@ impl DarkRoom {
                 }
                 self.request(id, side);
             }
-            Intent::ShowFull(id) => self.request_full(id),
-            Intent::ShowFacts(id) => self.request_facts(id),
+            Intent::ShowFull(id) => {
+                self.gallery.seen(id);
+                self.request_full(id);
+            }
+            Intent::ShowFacts(id) => {
+                // The loupe shows this photo (or the next): its close-ups are kept.
+                self.gallery.seen(id);
+                self.request_facts(id);
+            }
             Intent::Zoom(change) => self.zoom(change),
             Intent::Pin(id) => self.comparison.toggle_pin(id),
             Intent::PickFrame(id) => {
@@ -229,7 +233,6 @@ impl DarkRoom {
         self.tasks.thumbs.set_generation(generation);
         self.tasks.import_queue.clear();
         self.tasks.analysis = None;
-        self.tasks.face_crops.clear();
         self.problems.clear();
         self.ui_state.grid_offset = None;
         self.recent.retain(|r| *r != folder);
@@ -408,9 +411,21 @@ impl DarkRoom {
         }
     }
 
-    /// Ask for photo `id` at its own resolution once (the loupe's 100 %).
+    /// Ask for photo `id` at its own resolution once (the loupe's 100 %); its faces' close-ups
+    /// come with it, cut from the same decode.
     fn request_full(&mut self, id: EntryId) {
         self.ask(id, workers::Want::Full, |p| &mut p.full);
+        let Some(p) = self.gallery.get_mut(id) else {
+            return;
+        };
+        if matches!(p.faces, Faces::None) {
+            if p.full.waiting() {
+                p.faces = Faces::Requested;
+            } else if p.full.ready().is_some() {
+                // Let go under the thumbnail budget while the photo's own pixels stayed.
+                self.request_faces(id);
+            }
+        }
     }
 
     /// Ask for photo `id`'s facts once (a small read of its EXIF).
@@ -436,6 +451,7 @@ impl DarkRoom {
         let job = workers::ThumbJob {
             id,
             path: photo.item.display_file().to_path_buf(),
+            photo: photo.item.primary.clone(),
             want,
         };
         if self.tasks.thumbs.send(job) {
@@ -508,21 +524,24 @@ impl DarkRoom {
         }
     }
 
-    /// Ask for photo `id`'s close-ups once.
+    /// Ask for photo `id`'s close-ups once, alone (people across a burst: a column per frame,
+    /// no frame's full view); the loupe's come with its full resolution.
     fn request_faces(&mut self, id: EntryId) {
         let (Some(photo), Some(pictures)) = (self.cull.get(id), self.gallery.get_mut(id)) else {
             return;
         };
-        if !matches!(pictures.faces, Faces::None) || self.tasks.face_crops.len() >= FACE_JOBS {
+        if !matches!(pictures.faces, Faces::None) {
             return;
         }
-        pictures.faces = Faces::Requested;
-        self.tasks.face_crops.push(workers::face_crops(
+        let job = workers::ThumbJob {
             id,
-            photo.item.primary.clone(),
-            self.env.catalog_path.clone(),
-            self.env.wake.clone(),
-        ));
+            path: photo.item.display_file().to_path_buf(),
+            photo: photo.item.primary.clone(),
+            want: workers::Want::Faces,
+        };
+        if self.tasks.thumbs.send(job) {
+            pictures.faces = Faces::Requested;
+        }
     }
 
     /// Apply a Settings change; persisting it is file I/O, so it happens on its own thread.

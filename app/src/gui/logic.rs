@@ -58,7 +58,6 @@ impl DarkRoom {
         // What the last frame showed is stamped; what it did not may go past the budget.
         self.gallery.keep_small_within(SMALL_PICTURES_BUDGET);
         self.gallery.next_frame();
-        self.poll_close_ups(ctx);
         self.poll_analysis();
         self.poll_index();
         self.poll_models();
@@ -254,11 +253,13 @@ impl DarkRoom {
             let picture = match done.result {
                 Ok(Made::Full(made)) => {
                     let FullMade {
+                        faces,
                         size,
                         tiles,
                         histogram,
                         clipping,
                     } = *made;
+                    pictures.faces = face_tiles(ctx, done.id, faces);
                     let tiles = tiles
                         .into_iter()
                         .enumerate()
@@ -282,9 +283,20 @@ impl DarkRoom {
                     pictures.facts = super::pictures::Slot::Ready(facts);
                     continue;
                 }
+                Ok(Made::Faces(faces)) => {
+                    pictures.faces = face_tiles(ctx, done.id, faces);
+                    continue;
+                }
                 Ok(Made::Skipped) => {
                     // Asked for again if a view still wants it.
-                    pictures.full = Full::None;
+                    if done.want == Want::Full {
+                        pictures.full = Full::None;
+                        if matches!(pictures.faces, Faces::Requested) {
+                            pictures.faces = Faces::None;
+                        }
+                    } else {
+                        pictures.loupe = Picture::None;
+                    }
                     continue;
                 }
                 Ok(Made::Picture { side, image }) => {
@@ -296,8 +308,11 @@ impl DarkRoom {
                     (side, Picture::Ready(texture))
                 }
                 // The preview stays on screen; the loupe says why it is not sharper.
-                Err(err) if done.want == Want::Full => {
-                    pictures.full = Full::Failed(err);
+                Err(err) if matches!(done.want, Want::Full | Want::Faces) => {
+                    if done.want == Want::Full {
+                        pictures.full = Full::Failed(err.clone());
+                    }
+                    pictures.faces = Faces::Failed(err);
                     continue;
                 }
                 // The line of facts says so; the photo is not marked unreadable for it.
@@ -338,51 +353,10 @@ impl DarkRoom {
         };
         let keep = around(at.saturating_sub(LOUPE_KEPT), at + LOUPE_KEPT + 1);
         self.gallery.keep_loupe_pictures(&keep);
+        self.tasks.thumbs.want_loupe(&keep);
         let keep = around(at, at + FULL_KEPT);
         self.gallery.keep_full(&keep);
         self.tasks.thumbs.want_full(&keep);
-    }
-
-    fn poll_close_ups(&mut self, ctx: &egui::Context) {
-        let mut n = 0;
-        while n < self.tasks.face_crops.len() {
-            let Some(answer) = self.tasks.face_crops[n].answer() else {
-                n += 1;
-                continue;
-            };
-            self.tasks.face_crops.remove(n);
-            let (id, result) = match answer {
-                Ok(a) => a,
-                Err(died) => {
-                    self.notices.push(died);
-                    continue;
-                }
-            };
-            let Some(pictures) = self.gallery.get_mut(id) else {
-                continue;
-            };
-            pictures.faces = match result {
-                Ok(None) => Faces::NotIndexed,
-                Ok(Some(crops)) => Faces::Ready(
-                    crops
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, c)| FaceTile {
-                            texture: ctx.load_texture(
-                                format!("face-{}-{}-{k}", id.generation(), id.index()),
-                                c.image,
-                                egui::TextureOptions::NEAREST,
-                            ),
-                            sharpness: c.sharpness,
-                            eyes_closed: c.eyes_closed,
-                            center: c.center,
-                            person: c.person,
-                        })
-                        .collect(),
-                ),
-                Err(e) => Faces::Failed(e),
-            };
-        }
     }
 
     /// Read the folder's analysis from the index rows (after the scan, after an index job).
@@ -493,5 +467,34 @@ fn refresh_detectors(
             r.model_id == d.tier.model_id
                 && matches!(r.state, darkroom_models::CardState::Ready { .. })
         });
+    }
+}
+
+/// A photo's close-ups as textures (their pixels were made on the worker).
+fn face_tiles(
+    ctx: &egui::Context,
+    id: super::culling::EntryId,
+    crops: super::workers::FaceCrops,
+) -> Faces {
+    match crops {
+        Ok(None) => Faces::NotIndexed,
+        Ok(Some(crops)) => Faces::Ready(
+            crops
+                .into_iter()
+                .enumerate()
+                .map(|(k, c)| FaceTile {
+                    texture: ctx.load_texture(
+                        format!("face-{}-{}-{k}", id.generation(), id.index()),
+                        c.image,
+                        egui::TextureOptions::NEAREST,
+                    ),
+                    sharpness: c.sharpness,
+                    eyes_closed: c.eyes_closed,
+                    center: c.center,
+                    person: c.person,
+                })
+                .collect(),
+        ),
+        Err(e) => Faces::Failed(e),
     }
 }

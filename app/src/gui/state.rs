@@ -179,7 +179,6 @@ pub struct Tasks {
     pub folder_dialog: Option<Task<Option<PathBuf>>>,
     pub indexing: Option<Indexing>,
     pub analysis: Option<Task<workers::AnalysisAnswer>>,
-    pub face_crops: Vec<Task<workers::FaceCrops>>,
     pub thumbs: workers::ThumbPool,
     pub catalog: workers::CatalogThread,
     /// The catalog thread ended (said once).
@@ -227,7 +226,13 @@ impl DarkRoom {
         let wake: Waker = Arc::new(move || repaint.request_repaint());
         let cancel = Cancel::default();
         let cache = ThumbCache::new(setup.thumb_cache);
-        let thumbs = workers::thumb_pool(cache, setup.thumb_threads, cancel.clone(), wake.clone());
+        let thumbs = workers::thumb_pool(
+            cache,
+            setup.catalog.clone(),
+            setup.thumb_threads,
+            cancel.clone(),
+            wake.clone(),
+        );
         let catalog = workers::catalog_thread(
             setup.catalog.clone(),
             setup.naming,
@@ -266,7 +271,6 @@ impl DarkRoom {
                 folder_dialog: None,
                 indexing: None,
                 analysis: None,
-                face_crops: Vec::new(),
                 thumbs,
                 catalog,
                 catalog_gone: false,
@@ -364,7 +368,6 @@ impl DarkRoom {
         let t = &self.tasks;
         !self.scanning()
             && t.indexing.is_none()
-            && t.face_crops.is_empty()
             && t.analysis.is_none()
             && t.deferred_folder.is_none()
             && !self.choosing_folder()

@@ -21,6 +21,8 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
         return;
     };
     intents.push(Intent::Show(id, LOUPE_SIDE));
+    // Shown at once while the loupe's picture is made (from the disk cache, usually).
+    intents.push(Intent::Show(id, theme::THUMB_SIDE));
     intents.push(Intent::ShowFacts(id));
     for v in [cull.selected + 1, cull.selected.wrapping_sub(1)] {
         if let Some(n) = cull.visible_id(v) {
@@ -50,7 +52,7 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
         egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
     }
-    intents.push(Intent::CloseUps(id));
+    // The close-ups come with the photo's own pixels (one decode), after the dwell.
     match &pictures.faces {
         Faces::Ready(tiles) if !tiles.is_empty() => {
             let chosen = state

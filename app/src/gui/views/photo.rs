@@ -46,6 +46,9 @@ fn draw(
     clipping: bool,
     intents: &mut Vec<Intent>,
 ) -> Option<Placed> {
+    // Stepping faster than pictures are made, the best already here is shown: the grid
+    // thumbnail at once, the screen-sized picture when it comes, the photo's own pixels last.
+    let mut from_thumbnail = false;
     let preview = match &pictures.loupe {
         Picture::Ready(tex) => Some(tex),
         Picture::Failed(err) => {
@@ -55,7 +58,10 @@ fn draw(
             );
             return None;
         }
-        _ => None,
+        _ => {
+            from_thumbnail = pictures.thumb.ready().is_some();
+            pictures.thumb.ready()
+        }
     };
     let full = pictures.full.ready();
     // The photo's size in its own pixels; until they are here, the preview's stands in.
@@ -87,7 +93,10 @@ fn draw(
     if clipping && let Some(full) = full {
         painter.image(full.clipping.id(), photo, UV, Color32::WHITE);
     }
-    let words = zoom_words(zoom, &pictures.full);
+    let mut words = zoom_words(zoom, &pictures.full);
+    if from_thumbnail && full.is_none() {
+        words.push_str(" · grid thumbnail until its picture is made");
+    }
     response.widget_info(|| {
         egui::WidgetInfo::labeled(egui::Role::Image, true, format!("photo {words}"))
     });

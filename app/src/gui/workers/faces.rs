@@ -1,11 +1,10 @@
-//! The loupe's face close-ups: the indexed faces cut out of the photo at 100 %.
+//! The loupe's face close-ups: the indexed faces cut out of the photo at 100 %, from the
+//! full-resolution decode the picture pool makes anyway.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use darkroom_catalog::Catalog;
-
-use crate::gui::culling::EntryId;
-use crate::gui::tasks::{Task, Waker};
+use image::RgbImage;
 
 /// One face as the loupe's close-up strip shows it: a crop at 100% (the photo's own pixels).
 pub struct FaceCrop {
@@ -19,58 +18,49 @@ pub struct FaceCrop {
     pub person: Option<i64>,
 }
 
-/// A photo's close-ups for the photo `.0` names: None when the photo is not indexed.
-pub type FaceCrops = (EntryId, Result<Option<Vec<FaceCrop>>, String>);
+/// A photo's close-ups: None when the photo is not indexed.
+pub type FaceCrops = Result<Option<Vec<FaceCrop>>, String>;
 
 /// Crops of at most this many pixels a side: a close-up, not the photo again.
 pub const FACE_CROP_MAX: u32 = 256;
 
-/// The photo's indexed faces at 100%: read from the catalog (its own connection), the photo
-/// decoded whole, each face cut out around its box. None when the photo is not indexed.
-pub fn face_crops(id: EntryId, photo: PathBuf, catalog: PathBuf, wake: Waker) -> Task<FaceCrops> {
-    Task::spawn("the close-ups", 1, wake, move |out| {
-        let result = (|| -> Result<Option<Vec<FaceCrop>>, String> {
-            if !catalog.is_file() {
-                return Ok(None);
+/// The faces the index found in `photo`, cut at 100 % out of `img`, the photo's own pixels as
+/// the full-resolution view decoded them (one decode serves both): the rows read through a
+/// read-only catalog connection. None when the photo is not indexed.
+pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
+    if !catalog.is_file() {
+        return Ok(None);
+    }
+    let catalog = Catalog::open_read_only(catalog).map_err(|e| e.to_string())?;
+    let Some(indexed) = catalog.photo_index(photo).map_err(|e| e.to_string())? else {
+        return Ok(None);
+    };
+    // Boxes are in the indexed full size; a RAW's preview (or its JPEG twin) may differ.
+    let k = img.width() as f32 / indexed.width.max(1) as f32;
+    let crops = indexed
+        .faces
+        .iter()
+        .map(|f| {
+            let bbox = f.bbox.map(|v| v * k);
+            let [left, top, side] = darkroom_library::geometry::face_square(
+                bbox,
+                img.width(),
+                img.height(),
+                FACE_CROP_MAX as f32,
+            );
+            let crop = image::imageops::crop_imm(img, left, top, side, side).to_image();
+            let (cx, cy) = ((bbox[0] + bbox[2]) / 2.0, (bbox[1] + bbox[3]) / 2.0);
+            FaceCrop {
+                image: super::pictures::pixels_of(&crop),
+                sharpness: f.sharpness,
+                eyes_closed: f.eyes_closed,
+                center: egui::pos2(
+                    cx / img.width().max(1) as f32,
+                    cy / img.height().max(1) as f32,
+                ),
+                person: f.person,
             }
-            let catalog = Catalog::open_read_only(&catalog).map_err(|e| e.to_string())?;
-            let Some(indexed) = catalog.photo_index(&photo).map_err(|e| e.to_string())? else {
-                return Ok(None);
-            };
-            if indexed.faces.is_empty() {
-                return Ok(Some(Vec::new()));
-            }
-            // A RAW's pixels are its largest embedded preview, as the index saw them.
-            let img = darkroom_library::working::full(&photo).map_err(|e| e.cause())?;
-            // Boxes are in the indexed full size; a RAW's preview may differ: scale to it.
-            let k = img.width() as f32 / indexed.width.max(1) as f32;
-            let crops = indexed
-                .faces
-                .iter()
-                .map(|f| {
-                    let bbox = f.bbox.map(|v| v * k);
-                    let [left, top, side] = darkroom_library::geometry::face_square(
-                        bbox,
-                        img.width(),
-                        img.height(),
-                        FACE_CROP_MAX as f32,
-                    );
-                    let crop = image::imageops::crop_imm(&img, left, top, side, side).to_image();
-                    let (cx, cy) = ((bbox[0] + bbox[2]) / 2.0, (bbox[1] + bbox[3]) / 2.0);
-                    FaceCrop {
-                        image: super::pictures::pixels_of(&crop),
-                        sharpness: f.sharpness,
-                        eyes_closed: f.eyes_closed,
-                        center: egui::pos2(
-                            cx / img.width().max(1) as f32,
-                            cy / img.height().max(1) as f32,
-                        ),
-                        person: f.person,
-                    }
-                })
-                .collect();
-            Ok(Some(crops))
-        })();
-        out.send((id, result));
-    })
+        })
+        .collect();
+    Ok(Some(crops))
 }

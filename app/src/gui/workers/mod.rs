@@ -25,7 +25,7 @@ pub use dialog::{
     system_folder_dialog,
 };
 pub use export::{export, export_plan};
-pub use faces::{FACE_CROP_MAX, FaceCrop, FaceCrops, face_crops};
+pub use faces::{FACE_CROP_MAX, FaceCrop, FaceCrops};
 pub use index::{IndexLive, IndexRequest, index_job};
 pub use models::{ModelsMsg, ModelsRequest, models_job};
 pub use pictures::{

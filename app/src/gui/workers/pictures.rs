@@ -24,12 +24,17 @@ pub enum Want {
     Full,
     /// The facts beside the photo (EXIF), cheap: the loupe shows them at once.
     Facts,
+    /// The indexed faces' close-ups alone (people across a burst), from a full decode.
+    Faces,
 }
 
 /// A picture request and its answer.
 pub struct ThumbJob {
     pub id: EntryId,
+    /// The file whose pixels are made (a RAW's JPEG twin, where it has one).
     pub path: PathBuf,
+    /// The photo the index rows are kept under (its primary file): its faces' close-ups.
+    pub photo: PathBuf,
     pub want: Want,
 }
 
@@ -48,12 +53,16 @@ pub enum Made {
     /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
     /// uploads them.
     Full(Box<FullMade>),
-    /// A full-resolution photo no longer wanted by the time its turn came: not made.
+    /// A loupe picture or full-resolution photo no longer wanted by the time its turn came
+    /// (the loupe moved on): not made.
     Skipped,
     Facts(darkroom_library::facts::Facts),
+    Faces(super::FaceCrops),
 }
 
 pub struct FullMade {
+    /// Its faces' close-ups, cut from the same decode.
+    pub faces: super::FaceCrops,
     pub size: egui::Vec2,
     pub tiles: Vec<(egui::Rect, egui::ColorImage)>,
     pub histogram: darkroom_library::histogram::Histogram,
@@ -75,16 +84,15 @@ pub fn pixels_of(img: &image::RgbImage) -> egui::ColorImage {
     egui::ColorImage::from_rgb([img.width() as usize, img.height() as usize], img.as_raw())
 }
 
-/// The photo at `path` at its own resolution, cut into tiles, with its histogram and its
-/// clipping mask.
-fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::LibraryError> {
+/// The photo at its own resolution, cut into tiles, with its histogram, its clipping mask and
+/// its faces' close-ups.
+fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Made {
     use darkroom_library::histogram::{Clip, ClipMask, Histogram};
-    let img = darkroom_library::working::full(path)?;
     let (w, h) = img.dimensions();
     let tiles = darkroom_library::geometry::tiles(w, h, FULL_TILE)
         .into_iter()
         .map(|[left, top, tw, th]| {
-            let tile = image::imageops::crop_imm(&img, left, top, tw, th).to_image();
+            let tile = image::imageops::crop_imm(img, left, top, tw, th).to_image();
             let at = egui::Rect::from_min_size(
                 egui::pos2(left as f32, top as f32),
                 egui::vec2(tw as f32, th as f32),
@@ -92,7 +100,7 @@ fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::Librar
             (at, pixels_of(&tile))
         })
         .collect();
-    let mask = ClipMask::of(&img, CLIPPING_SIDE);
+    let mask = ClipMask::of(img, CLIPPING_SIDE);
     let clipping = egui::ColorImage::new(
         [mask.width as usize, mask.height as usize],
         mask.marks
@@ -104,12 +112,13 @@ fn full_picture(path: &std::path::Path) -> Result<Made, darkroom_library::Librar
             })
             .collect(),
     );
-    Ok(Made::Full(Box::new(FullMade {
+    Made::Full(Box::new(FullMade {
+        faces,
         size: egui::vec2(w as f32, h as f32),
         tiles,
-        histogram: Histogram::of(&img),
+        histogram: Histogram::of(img),
         clipping,
-    })))
+    }))
 }
 
 /// Picture jobs waiting for the pool: what the loupe shows first (its preview and facts, the
@@ -190,6 +199,9 @@ pub struct ThumbPool {
     pub done: Task<ThumbDone>,
     current: Arc<AtomicU64>,
     wanted_full: Arc<Mutex<Vec<EntryId>>>,
+    /// The photos whose loupe pictures are still worth making (the one shown and its
+    /// neighbours): stepping faster than decoding drops the photos left behind.
+    wanted_loupe: Arc<Mutex<Vec<EntryId>>>,
 }
 
 impl Drop for ThumbPool {
@@ -208,25 +220,48 @@ impl ThumbPool {
     /// Queue `job` where its kind is made; false when that queue is full.
     pub fn send(&self, job: ThumbJob) -> bool {
         match job.want {
-            Want::Full => self.full_jobs.try_send(job).is_ok(),
+            Want::Full | Want::Faces => self.full_jobs.try_send(job).is_ok(),
             Want::Side(_) | Want::Facts => self.jobs.try_send(job),
         }
     }
 
     /// The photos whose full resolution is still worth making.
     pub fn want_full(&self, ids: &[EntryId]) {
-        if let Ok(mut w) = self.wanted_full.lock() {
-            w.clear();
-            w.extend_from_slice(ids);
-        }
+        set_wanted(&self.wanted_full, ids);
+    }
+
+    /// The photos whose loupe pictures are still worth making.
+    pub fn want_loupe(&self, ids: &[EntryId]) {
+        set_wanted(&self.wanted_loupe, ids);
     }
 }
 
-pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker) -> ThumbPool {
+fn set_wanted(slot: &Mutex<Vec<EntryId>>, ids: &[EntryId]) {
+    if let Ok(mut w) = slot.lock() {
+        w.clear();
+        w.extend_from_slice(ids);
+    }
+}
+
+/// Whether `id` is in a wanted list (a poisoned lock wants everything).
+fn wanted(slot: &Mutex<Vec<EntryId>>, id: EntryId) -> bool {
+    slot.lock().map(|w| w.contains(&id)).unwrap_or(true)
+}
+
+/// `catalog`: where the faces' close-ups find the index rows.
+pub fn thumb_pool(
+    cache: ThumbCache,
+    catalog: PathBuf,
+    threads: usize,
+    cancel: Cancel,
+    wake: Waker,
+) -> ThumbPool {
     let queue = Arc::new(PictureQueue::new());
     let (full_tx, full_rx) = sync_channel::<ThumbJob>(16);
     let current = Arc::new(AtomicU64::new(0));
     let wanted_full = Arc::new(Mutex::new(Vec::new()));
+    let wanted_loupe = Arc::new(Mutex::new(Vec::new()));
+    let loupe_wanted = Arc::clone(&wanted_loupe);
     let threads = threads.max(1);
     // One task whose reporter every pool thread shares: the channel closes when all have ended.
     let shared = Arc::clone(&current);
@@ -236,16 +271,17 @@ pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker
         let out = Arc::new(out);
         let mut handles = Vec::new();
         for i in 0..threads {
-            let (jobs, out, cache, cancel, current) = (
+            let (jobs, out, cache, cancel, current, loupe) = (
                 Arc::clone(&jobs),
                 Arc::clone(&out),
                 cache.clone(),
                 cancel.clone(),
                 Arc::clone(&shared),
+                Arc::clone(&loupe_wanted),
             );
             let spawned = std::thread::Builder::new()
                 .name(format!("darkroom-thumbs-{i}"))
-                .spawn(move || thumb_worker(&jobs, &out, &cache, &cancel, &current));
+                .spawn(move || thumb_worker(&jobs, &out, &cache, &cancel, &current, &loupe));
             if let Ok(h) = spawned {
                 handles.push(h);
             }
@@ -253,7 +289,7 @@ pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker
         let (out, cancel, current) = (Arc::clone(&out), cancel.clone(), Arc::clone(&shared));
         let spawned = std::thread::Builder::new()
             .name("darkroom-full".to_owned())
-            .spawn(move || full_worker(&full_rx, &out, &cancel, &current, &wanted));
+            .spawn(move || full_worker(&full_rx, &out, &catalog, &cancel, &current, &wanted));
         if let Ok(h) = spawned {
             handles.push(h);
         }
@@ -267,6 +303,7 @@ pub fn thumb_pool(cache: ThumbCache, threads: usize, cancel: Cancel, wake: Waker
         done,
         current,
         wanted_full,
+        wanted_loupe,
     }
 }
 
@@ -276,12 +313,20 @@ fn thumb_worker(
     cache: &ThumbCache,
     cancel: &Cancel,
     current: &AtomicU64,
+    loupe: &Mutex<Vec<EntryId>>,
 ) {
     while let Some(job) = jobs.next() {
         if cancel.is_set() {
             return;
         }
         if job.id.generation() != current.load(Ordering::Relaxed) {
+            continue;
+        }
+        if job.want == Want::Side(LOUPE_SIDE) && !wanted(loupe, job.id) {
+            // Stepped past before its turn: the decode goes to the photo shown instead.
+            if !answer(out, &job, Ok(Made::Skipped)) {
+                return;
+            }
             continue;
         }
         let result = match job.want {
@@ -302,7 +347,7 @@ fn thumb_worker(
             }
             Want::Facts => darkroom_library::facts::read(&job.path).map(Made::Facts),
             // Made by the full-resolution thread; never queued here.
-            Want::Full => continue,
+            Want::Full | Want::Faces => continue,
         }
         .map_err(|e| e.to_string());
         if !answer(out, &job, result) {
@@ -323,9 +368,10 @@ fn answer(out: &Reporter<ThumbDone>, job: &ThumbJob, result: Result<Made, String
 fn full_worker(
     jobs: &Receiver<ThumbJob>,
     out: &Reporter<ThumbDone>,
+    catalog: &std::path::Path,
     cancel: &Cancel,
     current: &AtomicU64,
-    wanted: &Mutex<Vec<EntryId>>,
+    full: &Mutex<Vec<EntryId>>,
 ) {
     while let Ok(job) = jobs.recv() {
         if cancel.is_set() {
@@ -334,9 +380,18 @@ fn full_worker(
         if job.id.generation() != current.load(Ordering::Relaxed) {
             continue;
         }
-        let still_wanted = wanted.lock().map(|w| w.contains(&job.id)).unwrap_or(true);
+        let still_wanted = job.want == Want::Faces || wanted(full, job.id);
         let result = if still_wanted {
-            full_picture(&job.path).map_err(|e| e.to_string())
+            // One decode for the view and the faces' close-ups.
+            darkroom_library::working::full(&job.path)
+                .map(|img| {
+                    let faces = super::faces::crops_of(&img, &job.photo, catalog);
+                    match job.want {
+                        Want::Faces => Made::Faces(faces),
+                        _ => full_picture(&img, faces),
+                    }
+                })
+                .map_err(|e| e.to_string())
         } else {
             Ok(Made::Skipped)
         };
