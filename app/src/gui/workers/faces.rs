@@ -51,7 +51,7 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
             let crop = image::imageops::crop_imm(img, left, top, side, side).to_image();
             let (cx, cy) = ((bbox[0] + bbox[2]) / 2.0, (bbox[1] + bbox[3]) / 2.0);
             FaceCrop {
-                image: super::pictures::pixels_of(&crop),
+                image: super::pixels_of(&crop),
                 sharpness: f.sharpness,
                 eyes_closed: f.eyes_closed,
                 center: egui::pos2(

@@ -50,3 +50,8 @@ impl Cancel {
         &self.0
     }
 }
+
+/// egui's pixels for an RGB image, made on a worker so the window only uploads.
+pub fn pixels_of(img: &image::RgbImage) -> egui::ColorImage {
+    egui::ColorImage::from_rgb([img.width() as usize, img.height() as usize], img.as_raw())
+}

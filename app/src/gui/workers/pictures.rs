@@ -79,11 +79,6 @@ pub const CLIPPING_SIDE: u32 = 2048;
 const BLOWN_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(230, 0, 0, 230);
 const CRUSHED_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(0, 60, 230, 230);
 
-/// egui's pixels for an RGB image, made here so the window only uploads.
-pub fn pixels_of(img: &image::RgbImage) -> egui::ColorImage {
-    egui::ColorImage::from_rgb([img.width() as usize, img.height() as usize], img.as_raw())
-}
-
 /// The photo at its own resolution, cut into tiles, with its histogram, its clipping mask and
 /// its faces' close-ups.
 fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Made {
@@ -97,7 +92,7 @@ fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Made {
                 egui::pos2(left as f32, top as f32),
                 egui::vec2(tw as f32, th as f32),
             );
-            (at, pixels_of(&tile))
+            (at, super::pixels_of(&tile))
         })
         .collect();
     let mask = ClipMask::of(img, CLIPPING_SIDE);
@@ -334,7 +329,7 @@ fn thumb_worker(
                 // A picture just made goes to the window before the cache's encode.
                 let mut sent = false;
                 let made = cache.get_then_store(&job.path, side, |t| {
-                    let image = pixels_of(&t.image);
+                    let image = super::pixels_of(&t.image);
                     sent = answer(out, &job, Ok(Made::Picture { side, image }));
                 });
                 if sent {
@@ -342,7 +337,7 @@ fn thumb_worker(
                 }
                 made.map(|t| Made::Picture {
                     side,
-                    image: pixels_of(&t.image),
+                    image: super::pixels_of(&t.image),
                 })
             }
             Want::Facts => darkroom_library::facts::read(&job.path).map(Made::Facts),
