@@ -594,6 +594,10 @@ mod tests {
         assert!(client.send(r).is_ok(), "the thread is gone");
     }
 
+    fn catalog(dir: &std::path::Path) -> Catalog {
+        Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog")
+    }
+
     fn sidecar_decision(photo: &std::path::Path) -> Decision {
         crate::sidecar::read(photo, SidecarNaming::WithExtension)
             .expect("reads")
@@ -673,11 +677,7 @@ mod tests {
             assert_eq!((d.flag, d.stars), (Flag::Pick, 5), "{}", p.display());
             assert_eq!(d.label, theirs().label);
         }
-        let c = Catalog::open(
-            &dir.path().join("catalog.sqlite"),
-            SidecarNaming::WithExtension,
-        )
-        .expect("catalog");
+        let c = catalog(dir.path());
         assert_eq!(c.decision(&photos[7]).expect("row").expect("row").stars, 5);
         assert!(
             c.rows("SELECT path, flag, stars, label FROM photos WHERE sidecar_pending = 1")
@@ -693,11 +693,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 3);
         {
-            let mut c = Catalog::open(
-                &dir.path().join("catalog.sqlite"),
-                SidecarNaming::WithExtension,
-            )
-            .expect("catalog");
+            let mut c = catalog(dir.path());
             c.import(&photos[1]).expect("import");
             c.execute(
                 "CREATE TRIGGER refuse BEFORE UPDATE ON photos WHEN OLD.id = 1
@@ -742,11 +738,7 @@ mod tests {
     fn an_index_row_never_hides_the_sidecar() {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 1);
-        let mut c = Catalog::open(
-            &dir.path().join("catalog.sqlite"),
-            SidecarNaming::WithExtension,
-        )
-        .expect("catalog");
+        let mut c = catalog(dir.path());
         let index = crate::PhotoIndex {
             stamp: crate::IndexStamp {
                 size: 4,

@@ -57,22 +57,16 @@ fn shoot_with_sidecars(dir: &Path, n: usize) -> (PathBuf, Vec<PathBuf>) {
 
 /// Every sidecar of the folder as exiftool reads it, in one run.
 fn sidecars(folder: &Path) -> Vec<serde_json::Value> {
-    let out = std::process::Command::new("exiftool")
-        .args([
-            "-j",
-            "-n",
+    exiftool_sidecars(
+        folder,
+        &[
             "-XMP-xmp:Rating",
             "-XMP-xmp:Label",
             "-XMP-dc:Title",
             "-XMP-digiKam:ColorLabel",
             "-XMP-digiKam:PickLabel",
-            "-ext",
-            "xmp",
-        ])
-        .arg(folder)
-        .output()
-        .expect("exiftool");
-    serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).expect("exiftool JSON")
+        ],
+    )
 }
 
 #[test]

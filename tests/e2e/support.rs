@@ -183,3 +183,15 @@ pub fn card_with_sidecars(folder: &Path, n: usize, tags: &[&str]) -> Vec<PathBuf
         })
         .collect()
 }
+
+/// What exiftool reads (`-n`: numbers as numbers) in every sidecar of `folder`, in one run.
+pub fn exiftool_sidecars(folder: &Path, tags: &[&str]) -> Vec<serde_json::Value> {
+    let out = Command::new("exiftool")
+        .args(["-j", "-n"])
+        .args(tags)
+        .args(["-ext", "xmp"])
+        .arg(folder)
+        .output()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    serde_json::from_slice(&out.stdout).unwrap_or_default()
+}

@@ -282,19 +282,7 @@ fn picked(data: &std::path::Path, photos: &[std::path::PathBuf]) -> (usize, usiz
         })
         .count();
     let folder = photos[0].parent().expect("a folder");
-    let out = Command::new("exiftool")
-        .args([
-            "-j",
-            "-n",
-            "-XMP-xmp:Rating",
-            "-XMP-digiKam:PickLabel",
-            "-ext",
-            "xmp",
-        ])
-        .arg(folder)
-        .output()
-        .expect("exiftool");
-    let tags: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+    let tags = exiftool_sidecars(folder, &["-XMP-xmp:Rating", "-XMP-digiKam:PickLabel"]);
     let in_sidecars = tags
         .iter()
         .filter(|t| t["Rating"] == 5 && t["PickLabel"] == 3)
