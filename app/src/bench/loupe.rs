@@ -1,6 +1,8 @@
-//! `darkroom bench-loupe FOLDER`: stepping through the loupe at a photographer's pace, how
-//! long from the key to the next photo at screen resolution (its prefetched preview) and to
-//! its own full-resolution pixels, p50 and p95, and the process's peak memory. Runs the real
+//! `darkroom bench-loupe FOLDER [--rate 1,2,4]`: stepping through the loupe at a
+//! photographer's pace (each rate from fresh caches), how long from the key to a first picture
+//! of the next photo (its grid thumbnail or its preview), to it at screen resolution (its
+//! prefetched preview) and to its own full-resolution pixels, p50 and p95, and the process's
+//! peak memory. Runs the real
 //! window state headless (egui without a GPU: texture uploads are queued, not drawn), frames at
 //! 60 Hz as a display would ask for them. The bar (docs/PERFORMANCE.md): at two photos a
 //! second, the next photo at screen resolution within one frame (16 ms) at p95.
@@ -18,9 +20,9 @@ use crate::gui::DarkRoom;
 pub struct Args {
     /// A folder of photos (e.g. 40 at 6000×4000 from scripts/make-thumb-corpus).
     folder: PathBuf,
-    /// Photos stepped to per second.
-    #[arg(long, default_value_t = 2.0)]
-    rate: f64,
+    /// Photos stepped to per second; each rate walks from fresh caches, in turn.
+    #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0, 4.0])]
+    rate: Vec<f64>,
     #[arg(long)]
     json: bool,
 }
@@ -42,6 +44,9 @@ struct Report {
     photos: usize,
     steps: usize,
     rate_per_s: f64,
+    /// Key to a picture of the photo on screen (its grid thumbnail or its preview), walking
+    /// at the pace.
+    first: Latency,
     /// Key to the photo on screen from its preview, walking at the pace.
     screen: Latency,
     /// Steps of that walk whose full-resolution pixels came before the next key.
@@ -55,12 +60,28 @@ struct Report {
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
-    if !a.rate.is_finite() || a.rate <= 0.0 {
+    if a.rate.iter().any(|r| !r.is_finite() || *r <= 0.0) {
         bail!("--rate must be above 0");
     }
+    let mut reports = Vec::new();
+    for &rate in &a.rate {
+        reports.push(walk(&a.folder, rate)?);
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        for report in &reports {
+            print(report);
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// One walk at `rate` photos a second, from fresh caches.
+fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
     let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;
     let ctx = egui::Context::default();
-    let (setup, _engine) = super::headless_setup(tmp.path(), "loupe", a.folder.clone());
+    let (setup, _engine) = super::headless_setup(tmp.path(), "loupe", folder.to_path_buf());
     let mut app = DarkRoom::new(&ctx, setup);
     let frame = |app: &mut DarkRoom, keys: &[egui::Key]| {
         std::hint::black_box(super::headless_frame(&ctx, app, SCREEN, keys));
@@ -68,7 +89,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + Duration::from_secs(300);
     while app.scanning() || app.cull.is_empty() {
         if Instant::now() > deadline {
-            bail!("{} did not scan in 5 minutes", a.folder.display());
+            bail!("{} did not scan in 5 minutes", folder.display());
         }
         frame(&mut app, &[]);
         std::thread::sleep(FRAME);
@@ -77,7 +98,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if photos < 3 {
         bail!(
             "{} has {photos} photos; the walk needs 3 or more",
-            a.folder.display()
+            folder.display()
         );
     }
     frame(&mut app, &[egui::Key::Enter]);
@@ -96,15 +117,18 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         bail!("the first photo never reached full resolution");
     }
     // The walk at the pace: each key on time, whatever is still on its way.
-    let pace = Duration::from_secs_f64(1.0 / a.rate);
-    let (mut screen, mut sharp_in_time) = (Vec::new(), 0);
+    let pace = Duration::from_secs_f64(1.0 / rate);
+    let (mut first, mut screen, mut sharp_in_time) = (Vec::new(), Vec::new(), 0);
     for _ in 1..photos {
         let pressed = Instant::now();
         frame(&mut app, &[egui::Key::ArrowRight]);
-        let mut seen = None;
+        let (mut seen, mut any) = (None, None);
         let mut sharp = false;
         loop {
             let (preview, own) = shown(&app);
+            if (preview || thumbnail_shown(&app)) && any.is_none() {
+                any = Some(pressed.elapsed());
+            }
             if preview && seen.is_none() {
                 seen = Some(pressed.elapsed());
             }
@@ -117,6 +141,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
         // Not on screen within the step: it counts as the whole step, and more.
         screen.push(seen.unwrap_or(pace).as_secs_f64() * 1e3);
+        first.push(any.unwrap_or(pace).as_secs_f64() * 1e3);
         sharp_in_time += usize::from(sharp);
         std::thread::sleep(pace.saturating_sub(pressed.elapsed()));
     }
@@ -134,43 +159,54 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         }
         full.push(pressed.elapsed().as_secs_f64() * 1e3);
     }
-    let report = Report {
+    Ok(Report {
         photos,
         steps: screen.len(),
-        rate_per_s: a.rate,
+        rate_per_s: rate,
+        first: latency(first),
         screen: latency(screen),
         full_in_step: sharp_in_time,
         full_stopped: full.len(),
         full: latency(full),
         peak_rss_mib: super::status_mib("VmHWM"),
-    };
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
+    })
+}
+
+fn print(report: &Report) {
+    println!(
+        "{} steps at {}/s over {} photos",
+        report.steps, report.rate_per_s, report.photos
+    );
+    for (what, l) in [
+        ("key → first picture (thumbnail or preview)", &report.first),
+        ("key → screen resolution", &report.screen),
+    ] {
         println!(
-            "{} steps at {}/s over {} photos",
-            report.steps, report.rate_per_s, report.photos
-        );
-        let l = &report.screen;
-        println!(
-            "  key → screen resolution: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+            "  {what}: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
             l.p50_ms, l.p95_ms, l.max_ms
         );
-        println!(
-            "  full resolution before the next key: {} of {} steps",
-            report.full_in_step, report.steps
-        );
-        let l = &report.full;
-        println!(
-            "  stopping on {} photos, key → full resolution: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
-            report.full_stopped, l.p50_ms, l.p95_ms, l.max_ms
-        );
-        match report.peak_rss_mib {
-            Some(m) => println!("  peak RSS {m:.0} MiB"),
-            None => println!("  peak RSS: not measured on this system"),
-        }
     }
-    Ok(ExitCode::SUCCESS)
+    println!(
+        "  full resolution before the next key: {} of {} steps",
+        report.full_in_step, report.steps
+    );
+    let l = &report.full;
+    println!(
+        "  stopping on {} photos, key → full resolution: p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
+        report.full_stopped, l.p50_ms, l.p95_ms, l.max_ms
+    );
+    match report.peak_rss_mib {
+        Some(m) => println!("  peak RSS {m:.0} MiB (the process's, all walks so far)"),
+        None => println!("  peak RSS: not measured on this system"),
+    }
+}
+
+/// Whether the photo shown has its grid thumbnail (what the loupe shows until its preview).
+fn thumbnail_shown(app: &DarkRoom) -> bool {
+    app.cull
+        .selected_id()
+        .and_then(|id| app.gallery.get(id))
+        .is_some_and(|p| p.thumb.ready().is_some())
 }
 
 /// Whether the photo shown is on screen from its preview, and at its own resolution.
