@@ -15,11 +15,45 @@ use crate::services::AppSettings;
 struct Window {
     app: DarkRoom,
     frames: u64,
-    /// `--report-first-frame`: say when the first frame is on screen, then close.
+    /// `--report-first-frame`: say when the first frame is on screen, then how the frames went
+    /// while the work it deferred (the folder's scan and thumbnails, the engine's probe) ran
+    /// beside them, then close.
     report_first_frame: bool,
+    /// In that report: when the deferred work started, the last frame, the frames' intervals.
+    busy: Option<BusyFrames>,
     /// `DARKROOM_LOG_FRAMES`: a line on stderr for each frame drawn (eframe draws none while
     /// the window is hidden), for the window test and for a report of a window that stopped.
     log_frames: bool,
+}
+
+/// The frames drawn while the deferred work starts up.
+struct BusyFrames {
+    since: std::time::Instant,
+    last: std::time::Instant,
+    intervals_ms: Vec<f64>,
+}
+
+/// How long the frames are watched after the first one, for `--report-first-frame`.
+const BUSY_WATCH: std::time::Duration = std::time::Duration::from_millis(1500);
+
+impl BusyFrames {
+    /// "busy-frames N p50 p95 max" (ms between frames).
+    fn line(&self) -> String {
+        let mut v = self.intervals_ms.clone();
+        v.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            v.get(((v.len() as f64 * q).ceil() as usize).clamp(1, v.len().max(1)) - 1)
+                .copied()
+                .unwrap_or(0.0)
+        };
+        format!(
+            "busy-frames {} {:.1} {:.1} {:.1}",
+            v.len(),
+            at(0.5),
+            at(0.95),
+            at(1.0)
+        )
+    }
 }
 
 impl eframe::App for Window {
@@ -47,14 +81,30 @@ impl eframe::App for Window {
             eprintln!("darkroom: frame {}", self.frames);
         }
         if self.report_first_frame {
+            use std::io::Write;
+            let now = std::time::Instant::now();
+            let mut out = std::io::stdout();
             // eframe presents a frame before it asks for the next one: reaching the second
-            // means the first is on screen.
+            // means the first is on screen. This frame starts the deferred work; the frames
+            // after it are drawn while that work runs.
             if self.frames == 2 {
-                use std::io::Write;
-                let mut out = std::io::stdout();
                 let _ = writeln!(out, "first-frame");
                 let _ = out.flush();
-                ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                self.busy = Some(BusyFrames {
+                    since: now,
+                    last: now,
+                    intervals_ms: Vec::new(),
+                });
+            } else if let Some(busy) = self.busy.as_mut() {
+                busy.intervals_ms
+                    .push((now - busy.last).as_secs_f64() * 1e3);
+                busy.last = now;
+                if now - busy.since >= BUSY_WATCH {
+                    let _ = writeln!(out, "{}", busy.line());
+                    let _ = out.flush();
+                    self.busy = None;
+                    ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+                }
             }
             ui.ctx().request_repaint();
         }
@@ -168,6 +218,7 @@ pub fn run(
                 app: DarkRoom::new(&cc.egui_ctx, setup),
                 frames: 0,
                 report_first_frame,
+                busy: None,
                 log_frames,
             }))
         }),
