@@ -69,10 +69,11 @@ pub type Answer = Result<(Decision, Decision), String>;
 /// What the catalog thread answers.
 #[derive(Debug)]
 pub enum Report<T> {
-    /// What the catalog or a sidecar says about an imported photo.
+    /// What the catalog or a sidecar says about an imported photo; None when the import
+    /// itself failed (what the photo has is not known: `error` says why).
     Imported {
         tag: T,
-        decision: Decision,
+        decision: Option<Decision>,
         error: Option<String>,
     },
     /// Change or revert `seq` is durable in the catalog: the photo's decision before and after
@@ -219,7 +220,7 @@ struct Worker<T> {
 
 /// One request's outcome inside a batch, reported once the batch is committed.
 enum Done<T> {
-    Imported(T, Decision, Option<String>),
+    Imported(T, Option<Decision>, Option<String>),
     Decided {
         tag: T,
         seq: u64,
@@ -373,7 +374,7 @@ impl<T: Clone> Worker<T> {
         let report = match request {
             Request::Import { tag, .. } => Report::Imported {
                 tag,
-                decision: Decision::default(),
+                decision: None,
                 error: Some(why),
             },
             Request::Change { tag, seq, .. } | Request::Revert { tag, seq, .. } => {
@@ -436,10 +437,10 @@ fn one<T: Clone>(
         Request::Import { tag, photo } => match c.import(photo) {
             Ok(o) => Done::Imported(
                 tag.clone(),
-                o.decision,
+                Some(o.decision),
                 o.sidecar_error.map(|e| e.to_string()),
             ),
-            Err(e) => Done::Imported(tag.clone(), Decision::default(), Some(e.to_string())),
+            Err(e) => Done::Imported(tag.clone(), None, Some(e.to_string())),
         },
         Request::Change {
             tag,
@@ -594,6 +595,21 @@ mod tests {
         assert!(client.send(r).is_ok(), "the thread is gone");
     }
 
+    /// `change` on each photo, photo `i` tagged `i` with sequence number `i + 1`.
+    fn change_each(client: &CatalogClient<usize>, photos: &[PathBuf], change: &Change) {
+        for (i, p) in photos.iter().enumerate() {
+            send(
+                client,
+                Request::Change {
+                    tag: i,
+                    seq: i as u64 + 1,
+                    files: vec![p.clone()],
+                    change: change.clone(),
+                },
+            );
+        }
+    }
+
     fn catalog(dir: &std::path::Path) -> Catalog {
         Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog")
     }
@@ -611,17 +627,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 300);
         let (mut client, rx) = start(dir.path());
-        for (i, p) in photos.iter().enumerate() {
-            send(
-                &client,
-                Request::Change {
-                    tag: i,
-                    seq: i as u64 + 1,
-                    files: vec![p.clone()],
-                    change: Change::Flag(Flag::Pick),
-                },
-            );
-        }
+        change_each(&client, &photos, &Change::Flag(Flag::Pick));
         // The imports come after the changes, as a window that was slow to queue them.
         for (i, p) in photos.iter().enumerate() {
             send(
@@ -659,6 +665,7 @@ mod tests {
                     decided += 1;
                 }
                 Report::Imported { decision, tag, .. } => {
+                    let decision = decision.expect("imported");
                     assert_eq!(
                         decision.flag,
                         Flag::Pick,
@@ -702,17 +709,7 @@ mod tests {
             .expect("trigger");
         }
         let (mut client, rx) = start(dir.path());
-        for (i, p) in photos.iter().enumerate() {
-            send(
-                &client,
-                Request::Change {
-                    tag: i,
-                    seq: i as u64,
-                    files: vec![p.clone()],
-                    change: Change::Stars(1),
-                },
-            );
-        }
+        change_each(&client, &photos, &Change::Stars(1));
         client.close();
         let results: Vec<(usize, Answer)> = rx
             .try_iter()

@@ -290,15 +290,7 @@ impl Catalog {
             .query_row(
                 "SELECT flag, stars, label FROM photos WHERE path = ?1",
                 params![path_key(photo)],
-                |r| {
-                    Ok(Decision {
-                        flag: flag_from(r.get(0)?),
-                        stars: r.get::<_, i64>(1)?.clamp(0, 5) as u8,
-                        label: r
-                            .get::<_, Option<String>>(2)?
-                            .and_then(|l| Label::from_xmp(&l)),
-                    })
-                },
+                |r| decision_at(r, 0),
             )
             .optional()
             .map_err(self.db())

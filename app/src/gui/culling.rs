@@ -805,12 +805,15 @@ impl Culling {
 
     /// What the catalog (or a sidecar another tool wrote) says about a photo. The catalog
     /// answers in the order it was asked, so this is the durable decision as of now; changes
-    /// still on their way are shown on top of it.
-    pub fn imported(&mut self, id: EntryId, decision: Decision, error: Option<String>) {
+    /// still on their way are shown on top of it. None: the import failed, and what the photo
+    /// has is still not known (it goes on showing as loading, with the error).
+    pub fn imported(&mut self, id: EntryId, decision: Option<Decision>, error: Option<String>) {
         if let Some(photo) = self.get_mut(id) {
-            photo.durable = decision;
-            photo.loaded = true;
-            photo.refresh();
+            if let Some(decision) = decision {
+                photo.durable = decision;
+                photo.loaded = true;
+                photo.refresh();
+            }
             if error.is_some() {
                 photo.error = error;
             }
@@ -957,7 +960,7 @@ mod tests {
         c.refilter();
         // Every import answered: nothing recorded yet.
         for i in 0..n {
-            c.imported(c.id(i), Decision::default(), None);
+            c.imported(c.id(i), Some(Decision::default()), None);
         }
         c
     }
@@ -1162,7 +1165,7 @@ mod tests {
             label: Some(Label::Colour(ColourLabel::Blue)),
         };
         // The import answers after the change was sent: the pick is shown on its stars.
-        c.imported(c.id(0), theirs.clone(), None);
+        c.imported(c.id(0), Some(theirs.clone()), None);
         assert!(c.entries()[0].loaded);
         assert_eq!(c.entries()[0].decision, pick().applied_to(&theirs));
         c.acknowledge(answer(&job, &theirs));
@@ -1171,6 +1174,10 @@ mod tests {
         c.undo();
         c.undo();
         assert_eq!(c.entries()[0].decision, theirs);
+        // An import that failed says why and leaves the photo unknown, never blank.
+        c.imported(c.id(1), None, Some("database is locked".into()));
+        assert!(!c.entries()[1].loaded);
+        assert_eq!(c.entries()[1].error.as_deref(), Some("database is locked"));
         assert_eq!(c.loading(), 1);
     }
 
@@ -1236,7 +1243,7 @@ mod tests {
         );
         a.imported(
             EntryId { index: 0, ..old },
-            Decision::default(),
+            Some(Decision::default()),
             Some("x".into()),
         );
         assert!(a.entries()[0].error.is_none());

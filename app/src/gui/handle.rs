@@ -27,6 +27,14 @@ impl DarkRoom {
     }
 
     pub fn handle(&mut self, intent: Intent) {
+        // A view shows this photo in this frame: its thumbnail and close-ups are kept.
+        if let Intent::Show(id, _)
+        | Intent::ShowFull(id)
+        | Intent::ShowFacts(id)
+        | Intent::CloseUps(id) = intent
+        {
+            self.gallery.seen(id);
+        }
         match intent {
             Intent::Key(action) => self.act(action),
             Intent::Open(folder) => self.open(folder),
@@ -58,21 +66,9 @@ impl DarkRoom {
             Intent::TogglePerson(id) => self.cull.toggle_person(id),
             Intent::NamePerson(id, name) => self.name_person(id, &name),
             Intent::Settings(change) => self.apply(change),
-            Intent::Show(id, side) => {
-                if side != LOUPE_SIDE {
-                    self.gallery.seen(id);
-                }
-                self.request(id, side);
-            }
-            Intent::ShowFull(id) => {
-                self.gallery.seen(id);
-                self.request_full(id);
-            }
-            Intent::ShowFacts(id) => {
-                // The loupe shows this photo (or the next): its close-ups are kept.
-                self.gallery.seen(id);
-                self.request_facts(id);
-            }
+            Intent::Show(id, side) => self.request(id, side),
+            Intent::ShowFull(id) => self.request_full(id),
+            Intent::ShowFacts(id) => self.request_facts(id),
             Intent::Zoom(change) => self.zoom(change),
             Intent::Pin(id) => self.comparison.toggle_pin(id),
             Intent::PickFrame(id) => {
@@ -82,10 +78,7 @@ impl DarkRoom {
                 }
             }
             Intent::ZoomLock(id) => self.comparison.toggle_lock(id, self.zoom),
-            Intent::CloseUps(id) => {
-                self.gallery.seen(id);
-                self.request_faces(id);
-            }
+            Intent::CloseUps(id) => self.request_faces(id),
             Intent::DismissNotice(n) => self.notices.dismiss(n),
             Intent::ProposeCull => self.propose(),
             Intent::ApplyProposal => self.apply_proposal(),
