@@ -68,6 +68,8 @@ pub enum Command {
     /// Time to first frame of this binary's window, alone and with a 1,000-photo folder and a
     /// cold probe running (run under Xvfb: scripts/bench-first-frame).
     BenchFirstFrame(bench::first_frame::Args),
+    /// Every JPEG decoder at 1/8, 1/4, 1/2 and full scale on the same files (docs/PERFORMANCE.md).
+    BenchDecoders(bench::decoders::Args),
     /// Frame time of the grid on 10,000 photos against 100, walked by keyboard (headless).
     BenchGrid(bench::grid::Args),
     /// Stepping through the loupe at a steady pace: key to screen and to full resolution.
@@ -108,6 +110,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(args) => bench::inference::main(args),
         Command::BenchThumbs(args) => bench::thumbs::main(args),
         Command::BenchFirstFrame(args) => bench::first_frame::main(args),
+        Command::BenchDecoders(args) => bench::decoders::main(args),
         Command::BenchGrid(args) => bench::grid::main(args),
         Command::BenchLoupe(args) => bench::loupe::main(args),
         Command::BenchIndex(args) => bench::index::main(args),

@@ -51,7 +51,7 @@ pub fn load(target: Target, dirs: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
     let seeds: Vec<Vec<u8>> = match target {
         Target::Preview | Target::Exif => all.into_iter().map(|(_, b)| b).collect(),
         // JPEG files, and the JPEGs cut out of every container.
-        Target::JpegDc => all
+        Target::JpegDc | Target::JpegTurbo => all
             .iter()
             .flat_map(|(_, b)| {
                 let mut v = Vec::new();

@@ -2,7 +2,7 @@
 
 use darkroom_catalog::{ColourLabel, Decision, Flag, Label, xmp};
 use darkroom_library::budget::{Budget, MAX_PIXELS};
-use darkroom_library::{jpeg_dc, preview};
+use darkroom_library::{jpeg, jpeg_dc, preview};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -14,18 +14,28 @@ pub enum Target {
     Exif,
     /// The DC-only JPEG decoder.
     JpegDc,
+    /// libjpeg-turbo at ⅛ and at full scale, as every decode path calls it: a picture it
+    /// makes has the size the header said, scaled.
+    JpegTurbo,
     /// XMP read and merge: a merge that succeeds must read back as the decision merged.
     Xmp,
 }
 
 impl Target {
-    pub const ALL: [Target; 4] = [Target::Preview, Target::Exif, Target::JpegDc, Target::Xmp];
+    pub const ALL: [Target; 5] = [
+        Target::Preview,
+        Target::Exif,
+        Target::JpegDc,
+        Target::JpegTurbo,
+        Target::Xmp,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Target::Preview => "preview",
             Target::Exif => "exif",
             Target::JpegDc => "jpeg-dc",
+            Target::JpegTurbo => "jpeg-turbo",
             Target::Xmp => "xmp",
         }
     }
@@ -50,9 +60,32 @@ impl Target {
                 }
                 _ => Ok(()),
             },
+            Target::JpegTurbo => check_jpeg_turbo(data, state),
             Target::Xmp => check_xmp(data, state),
         }
     }
+}
+
+fn check_jpeg_turbo(data: &[u8], state: u64) -> Result<(), String> {
+    // Half the inputs at full scale, half at an eighth: both of libjpeg-turbo's paths.
+    let eighths = if state.is_multiple_of(2) { 8 } else { 1 };
+    let at = |n: u32| (u64::from(n) * eighths).div_ceil(8) as u32;
+    // Eight megapixels: a mutated header claiming 180 MP would decode (correctly) for seconds
+    // and read as a slow input; what breaks a decoder breaks it at any size.
+    let budget = Budget::new(8_000_000, darkroom_library::budget::MAX_DECODE_TIME);
+    let Some(out) = jpeg::decode(data, &budget, |w, h| (at(w), at(h))) else {
+        return Ok(());
+    };
+    let (w, h) = out.full_size;
+    let want = (at(w), at(h));
+    let made = (out.image.width(), out.image.height());
+    if made.0 < want.0 || made.1 < want.1 || made.0 > w || made.1 > h {
+        return Err(format!(
+            "{w}x{h} asked at {eighths}/8 made {}x{}",
+            made.0, made.1
+        ));
+    }
+    Ok(())
 }
 
 fn check_preview(data: &[u8]) -> Result<(), String> {

@@ -65,7 +65,7 @@ pub fn load_oriented(path: &Path) -> Result<DynamicImage, LibraryError> {
 pub fn load_oriented_within(path: &Path, budget: &Budget) -> Result<DynamicImage, LibraryError> {
     let bytes = std::fs::read(path).map_err(|e| LibraryError::image(path, e))?;
     check_complete_jpeg(&bytes, path)?;
-    decode_reader(Cursor::new(&bytes[..]), path, None, budget)
+    decode_bytes(&bytes, path, None, budget)
 }
 
 /// A JPEG file must end with its end-of-image marker (trailing padding allowed). Decoders fill a
@@ -99,47 +99,54 @@ pub fn decode_bytes(
     orientation: Option<Orientation>,
     budget: &Budget,
 ) -> Result<DynamicImage, LibraryError> {
+    // A JPEG at full scale through libjpeg-turbo; what it declines, the general decoder has.
+    if let Some(full) = crate::jpeg::decode(bytes, budget, |w, h| (w, h)) {
+        let mut img = full.image;
+        img.apply_orientation(
+            orientation
+                .or_else(|| crate::preview::exif_orientation(bytes))
+                .unwrap_or(Orientation::NoTransforms),
+        );
+        return Ok(img);
+    }
     decode_reader(Cursor::new(bytes), path, orientation, budget)
 }
 
-/// A JPEG decoded in the DCT domain at the smallest of 1/8, 1/4, 1/2 and 1 whose size is at
+/// A JPEG decoded in the DCT domain (libjpeg-turbo) at the smallest eighth whose size is at
 /// least what `want` asks for given the stored size, then turned upright by its EXIF
-/// orientation. Returns the picture and the upright full size. None where `jpeg-decoder` cannot
+/// orientation. Returns the picture and the upright full size. None where libjpeg-turbo declines
 /// (CMYK, 12-bit, broken, over the budget): the general decoder then names the cause.
 pub fn jpeg_scaled(
     bytes: &[u8],
     budget: &Budget,
-    want: impl FnOnce(u32, u32) -> (u16, u16),
+    want: impl FnOnce(u32, u32) -> (u32, u32),
 ) -> Option<(DynamicImage, (u32, u32))> {
-    let mut d = jpeg_decoder::Decoder::new(Timed::new(Cursor::new(bytes), *budget));
-    d.read_info().ok()?;
-    let info = d.info()?;
-    let (w, h) = (u32::from(info.width), u32::from(info.height));
-    if !budget.fits(u64::from(w), u64::from(h)) {
-        return None;
-    }
-    let (ww, wh) = want(w, h);
-    d.scale(ww, wh).ok()?;
-    let pixels = d.decode().ok()?;
-    let info = d.info()?;
-    let (sw, sh) = (u32::from(info.width), u32::from(info.height));
-    let mut img = match info.pixel_format {
-        jpeg_decoder::PixelFormat::RGB24 => {
-            DynamicImage::ImageRgb8(image::RgbImage::from_raw(sw, sh, pixels)?)
-        }
-        jpeg_decoder::PixelFormat::L8 => {
-            DynamicImage::ImageLuma8(image::GrayImage::from_raw(sw, sh, pixels)?)
-        }
-        _ => return None,
-    };
+    let crate::jpeg::Scaled {
+        mut image,
+        full_size: (w, h),
+    } = crate::jpeg::decode(bytes, budget, want)?;
     let orientation = crate::preview::exif_orientation(bytes).unwrap_or(Orientation::NoTransforms);
-    img.apply_orientation(orientation);
-    let swaps = matches!(
+    image.apply_orientation(orientation);
+    Some((image, if swaps(orientation) { (h, w) } else { (w, h) }))
+}
+
+/// What to ask of a scaled decode so that the long edge, upright or not, is at least `side`.
+pub fn long_edge_at_least(side: u32) -> impl FnOnce(u32, u32) -> (u32, u32) {
+    move |w, h| {
+        let long = u64::from(w.max(h).max(1));
+        let at = |n: u32| {
+            u32::try_from((u64::from(n) * u64::from(side)).div_ceil(long)).unwrap_or(u32::MAX)
+        };
+        (at(w), at(h))
+    }
+}
+
+fn swaps(orientation: Orientation) -> bool {
+    matches!(
         orientation,
         Orientation::Rotate90
             | Orientation::Rotate270
             | Orientation::Rotate90FlipH
             | Orientation::Rotate270FlipH
-    );
-    Some((img, if swaps { (h, w) } else { (w, h) }))
+    )
 }

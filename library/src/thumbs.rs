@@ -152,8 +152,7 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32, budget: &Budget) -> Option<D
         }
         return Some(img);
     }
-    let side = u16::try_from(side).unwrap_or(u16::MAX);
-    decode::jpeg_scaled(data, budget, |_, _| (side, side)).map(|(img, _)| img)
+    decode::jpeg_scaled(data, budget, decode::long_edge_at_least(side)).map(|(img, _)| img)
 }
 
 fn shrink(img: DynamicImage, side: u32) -> RgbImage {

@@ -84,17 +84,11 @@ fn largest_preview(bytes: &[u8], path: &Path, budget: &Budget) -> Result<RgbImag
     Ok(decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8())
 }
 
-/// The smallest DCT scale (1/8 … 1) whose long edge is still `min_long`; None when the general
+/// The smallest DCT scale (an eighth, 1/8 … 1) whose long edge is still `min_long`; None when the general
 /// decoder should have it (CMYK, 12-bit, broken).
 fn scaled_jpeg(bytes: &[u8], min_long: u32, budget: &Budget) -> Option<Working> {
-    let (img, full_size) = decode::jpeg_scaled(bytes, budget, |w, h| {
-        let long = u64::from(w.max(h).max(1));
-        let want = |side: u32| {
-            u16::try_from((u64::from(side) * u64::from(min_long)).div_ceil(long))
-                .unwrap_or(u16::MAX)
-        };
-        (want(w), want(h))
-    })?;
+    let (img, full_size) =
+        decode::jpeg_scaled(bytes, budget, decode::long_edge_at_least(min_long))?;
     Some(Working {
         image: img.into_rgb8(),
         full_size,

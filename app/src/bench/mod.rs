@@ -3,6 +3,7 @@
 //! the window's public API; nothing here is used by the app itself.
 
 pub mod decisions;
+pub mod decoders;
 pub mod first_frame;
 pub mod grid;
 pub mod index;
