@@ -10,7 +10,7 @@
 //! never lost to the fast path.
 
 use image::{DynamicImage, GrayImage, RgbImage};
-use turbojpeg::{Colorspace, Decompressor, Image, PixelFormat, ScalingFactor};
+use turbojpeg::{Colorspace, Compressor, Decompressor, Image, PixelFormat, ScalingFactor, Subsamp};
 
 use crate::budget::Budget;
 
@@ -94,6 +94,23 @@ pub fn decode(
         image,
         full_size: (w, h),
     })
+}
+
+/// `img` as a JPEG at `quality` (4:2:0), for the thumbnail cache; None if libjpeg-turbo
+/// refuses (it does not, for an RGB picture of any size it could decode).
+pub fn encode(img: &RgbImage, quality: i32) -> Option<Vec<u8>> {
+    let mut c = Compressor::new().ok()?;
+    c.set_quality(quality).ok()?;
+    c.set_subsamp(Subsamp::Sub2x2).ok()?;
+    let (w, h) = (img.width() as usize, img.height() as usize);
+    c.compress_to_vec(Image {
+        pixels: img.as_raw().as_slice(),
+        width: w,
+        pitch: w * 3,
+        height: h,
+        format: PixelFormat::RGB,
+    })
+    .ok()
 }
 
 /// The smallest scale libjpeg-turbo offers, at most 1, that keeps both sides at least the size

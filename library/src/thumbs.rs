@@ -72,7 +72,10 @@ impl ThumbCache {
     }
 
     /// As [`get`](Self::get), handing a thumbnail just made to `first` before it is written
-    /// to the cache: whoever waits for it does not wait for the cache's JPEG encode too.
+    /// to the cache: whoever waits for it does not wait for the file write. What `first` gets
+    /// is the cache's JPEG decoded again, the very pixels a later read of the cache gives, so
+    /// a photo looks the same whichever way its picture came (and a snapshot test of it is the
+    /// same on every run).
     pub fn get_then_store(
         &self,
         path: &Path,
@@ -80,18 +83,44 @@ impl ThumbCache {
         first: impl FnOnce(&Thumbnail),
     ) -> Result<Thumbnail, LibraryError> {
         let cached = self.key_path(path, side)?;
-        if let Ok(img) = image::open(&cached) {
+        if let Some(image) = std::fs::read(&cached).ok().and_then(|b| read_back(&b)) {
             return Ok(Thumbnail {
-                image: img.into_rgb8(),
+                image,
                 source: Source::Cache,
             });
         }
-        let thumb = make(path, side)?;
+        let made = make(path, side)?;
+        let Some((bytes, image)) = encode(&made.image) else {
+            // Nothing to cache (an encoder that refused): the picture as made.
+            first(&made);
+            return Ok(made);
+        };
+        let thumb = Thumbnail {
+            image,
+            source: made.source,
+        };
         first(&thumb);
         // A cache that cannot be written costs speed, not the thumbnail.
-        let _ = store(&cached, &thumb.image);
+        let _ = store(&cached, &bytes);
         Ok(thumb)
     }
+}
+
+/// The cache's quality: a thumbnail or a 2,048 px loupe picture is looked at, never edited.
+const CACHE_QUALITY: i32 = 85;
+
+/// The cache file's bytes for `img`, and those bytes decoded again.
+fn encode(img: &RgbImage) -> Option<(Vec<u8>, RgbImage)> {
+    let bytes = crate::jpeg::encode(img, CACHE_QUALITY)?;
+    let back = read_back(&bytes)?;
+    Some((bytes, back))
+}
+
+/// A cache file's picture; None when it is not one (a damaged file is made again).
+fn read_back(bytes: &[u8]) -> Option<RgbImage> {
+    let budget = Budget::start();
+    let decoded = crate::jpeg::decode(bytes, &budget, |w, h| (w, h))?;
+    Some(decoded.image.into_rgb8())
 }
 
 /// Build a thumbnail without the cache, within the default budget.
@@ -162,18 +191,11 @@ fn shrink(img: DynamicImage, side: u32) -> RgbImage {
     img.thumbnail(side, side).into_rgb8()
 }
 
-fn store(path: &Path, img: &RgbImage) -> std::io::Result<()> {
+fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     std::fs::create_dir_all(dir)?;
     let tmp = path.with_extension(format!("tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut bytes = Vec::new();
-        image::codecs::jpeg::JpegEncoder::new_with_quality(&mut bytes, 85)
-            .encode_image(img)
-            .map_err(std::io::Error::other)?;
-        std::fs::write(&tmp, bytes)?;
-        std::fs::rename(&tmp, path)
-    })();
+    let result = std::fs::write(&tmp, bytes).and_then(|()| std::fs::rename(&tmp, path));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

@@ -111,7 +111,9 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
         std::fs::copy(photo(p), folder.join(p)).expect("copy photo");
     }
     index_row(dir.path(), &big);
-    let full = image::open(&big).expect("the reference decode").into_rgb8();
+    // The decode the loupe is given (libjpeg-turbo; its own parity with an independent
+    // decoder is library/tests/jpeg_turbo.rs): this test is about what reaches the screen.
+    let full = darkroom_library::working::full(&big).expect("the reference decode");
 
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
