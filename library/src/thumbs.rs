@@ -12,7 +12,6 @@ use crate::budget::Budget;
 use crate::decode;
 use crate::error::LibraryError;
 use crate::formats;
-use crate::jpeg_dc;
 use crate::preview;
 
 /// Where a thumbnail came from.
@@ -172,15 +171,8 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32, budget: &Budget) -> Option<D
     }
     // A cut-off file goes to the full decoder, which reports it.
     decode::check_complete_jpeg(data, path).ok()?;
-    // Where 1/8 is still big enough, the DC coefficients are the thumbnail: no IDCT at all.
-    // Anything it declines or finds broken goes on to the general decoder.
-    if let Ok(Some(rgb)) = jpeg_dc::decode(data, side as usize, budget) {
-        let mut img = DynamicImage::ImageRgb8(rgb);
-        if let Some(o) = preview::exif_orientation(data) {
-            img.apply_orientation(o);
-        }
-        return Some(img);
-    }
+    // libjpeg-turbo at the smallest eighth still big enough: faster at ⅛ than our DC-only
+    // decoder too (`darkroom bench-decoders`, docs/PERFORMANCE.md).
     decode::jpeg_scaled(data, budget, decode::long_edge_at_least(side)).map(|(img, _)| img)
 }
 
