@@ -1,5 +1,7 @@
 //! The index job. Decoding (at the size analysis needs), focus and the perceptual hash run on
-//! `decode_threads` workers that feed a bounded queue; the calling thread, which owns the
+//! up to `decode_threads` workers that feed a bounded queue: one at first, another each time
+//! inference has been waiting for decodes ([`DecodeGate`]), so the split between decoding and
+//! inference follows what this photo set on this machine measures; the calling thread, which owns the
 //! sessions (opened by the caller from its `JobPin`, so the backend is fixed for the whole job)
 //! and the catalog, detects, aligns, embeds, reads eye state, assigns people and commits one
 //! photo at a time. The queue's bound is the backpressure: decoding runs at most a few photos
@@ -60,6 +62,8 @@ pub struct JobConfig {
     pub photos: Vec<PathBuf>,
     /// The pinned backend's line, recorded with every photo.
     pub backend: String,
+    /// At most this many decode threads ([`decode_threads_max`] by default); the job starts
+    /// with one and adds one whenever inference has been waiting for decodes.
     pub decode_threads: usize,
     /// Analysis decodes a photo with at least this long an edge (where it has it).
     pub work_side: u32,
@@ -128,6 +132,12 @@ pub enum Event {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct StageTimes {
     pub decode_ms: f64,
+    /// Time inference spent waiting for a decode.
+    #[serde(default)]
+    pub waited_ms: f64,
+    /// Decode threads working at the end (the job adds them while inference waits).
+    #[serde(default)]
+    pub decode_threads: usize,
     pub detect_ms: f64,
     pub embed_ms: f64,
     pub eyes_ms: f64,
@@ -192,6 +202,67 @@ fn decode(path: &Path, work_side: u32) -> Result<Decoded, String> {
         phash,
         decode_ms: started.elapsed().as_secs_f64() * 1e3,
     })
+}
+
+/// The most decode threads a job may use: every core. Inference's own threads are the
+/// sessions' (fixed when they open); a decoder that waits on the full queue costs nothing.
+pub fn decode_threads_max() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// How many decode threads may work: the rest wait here until inference, having waited for
+/// decodes, lets one more in, or until there is nothing left to decode.
+struct DecodeGate {
+    active: Mutex<usize>,
+    changed: Condvar,
+    max: usize,
+}
+
+/// Inference waiting this share of its time or more for decodes adds a decoder.
+const WAITING_SHARE_FOR_ANOTHER_DECODER: f64 = 0.15;
+/// Photos between two decisions about the decoders: enough for the queue to settle.
+const PHOTOS_PER_DECISION: usize = 3;
+
+impl DecodeGate {
+    fn new(max: usize) -> Self {
+        DecodeGate {
+            active: Mutex::new(1.min(max)),
+            changed: Condvar::new(),
+            max,
+        }
+    }
+
+    fn active(&self) -> usize {
+        *self.active.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Let one more decoder work, up to the most; false when all already do.
+    fn add(&self) -> bool {
+        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
+        if *active >= self.max {
+            return false;
+        }
+        *active += 1;
+        self.changed.notify_all();
+        true
+    }
+
+    /// Block decoder `n` until it may work; false when it should stop instead (cancelled, or
+    /// `nothing_left`).
+    fn admit(&self, n: usize, control: &Control, nothing_left: &dyn Fn() -> bool) -> bool {
+        let mut active = self.active.lock().unwrap_or_else(PoisonError::into_inner);
+        while n >= *active {
+            if control.is_cancelled() || nothing_left() {
+                return false;
+            }
+            active = self
+                .changed
+                .wait_timeout(active, Duration::from_millis(50))
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+        true
+    }
 }
 
 fn ms(since: Instant) -> f64 {
@@ -279,6 +350,7 @@ pub fn run(
     let mut people = people.transpose()?;
 
     let threads = config.decode_threads.max(1);
+    let gate = DecodeGate::new(threads);
     let next = AtomicUsize::new(0);
     let (tx, rx) = sync_channel::<Result<Decoded, (PathBuf, String)>>(threads + 1);
     let mut done = 0usize;
@@ -288,11 +360,12 @@ pub fn run(
     std::thread::scope(|scope| -> Result<(), IndexError> {
         for n in 0..threads {
             let tx = tx.clone();
-            let (todo, next) = (&todo, &next);
+            let (todo, next, gate) = (&todo, &next, &gate);
             let spawned = std::thread::Builder::new()
                 .name(format!("darkroom-index-decode-{n}"))
                 .spawn_scoped(scope, move || {
-                    while control.proceed() {
+                    let nothing_left = || next.load(Ordering::Relaxed) >= todo.len();
+                    while control.proceed() && gate.admit(n, control, &nothing_left) {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(path) = todo.get(i) else { break };
                         let item = decode(path, config.work_side).map_err(|e| (path.clone(), e));
@@ -322,7 +395,18 @@ pub fn run(
                 summary.failed.push((path.clone(), error.clone()));
             }
         }
-        for item in rx {
+        // Inference's time waiting for decodes and working, since the last decision.
+        let (mut waited, mut worked, mut since_decision) = (0.0f64, 0.0f64, 0usize);
+        loop {
+            let asked = Instant::now();
+            let Ok(item) = rx.recv() else { break };
+            let wait = ms(asked);
+            // The first photo is waited for whatever the split: it is not a measurement.
+            if done > 0 {
+                waited += wait;
+                summary.stages.waited_ms += wait;
+            }
+            let working = Instant::now();
             if !control.proceed() {
                 summary.cancelled = true;
                 break;
@@ -376,6 +460,14 @@ pub fn run(
                 }
             }
             done += 1;
+            worked += ms(working);
+            since_decision += 1;
+            if since_decision >= PHOTOS_PER_DECISION {
+                if waited >= WAITING_SHARE_FOR_ANOTHER_DECODER * (waited + worked) {
+                    gate.add();
+                }
+                (waited, worked, since_decision) = (0.0, 0.0, 0);
+            }
             let elapsed = inference_started.elapsed().as_secs_f64();
             let rate = done as f64 / elapsed.max(1e-6);
             on_event(Event::Progress(Progress {
@@ -385,9 +477,12 @@ pub fn run(
                 eta_s: (rate > 0.0).then(|| (todo.len() - done) as f64 / rate),
             }));
         }
+        // Decoders blocked on a full queue must see it gone before the scope can end.
+        drop(rx);
         if summary.cancelled {
             control.cancel();
         }
+        summary.stages.decode_threads = gate.active();
         Ok(())
     })?;
     summary.seconds = started.elapsed().as_secs_f64();
@@ -476,4 +571,51 @@ fn infer(
         None => Vec::new(),
     };
     Ok((rows, changed))
+}
+
+#[cfg(test)]
+mod gate_tests {
+    use super::*;
+
+    #[test]
+    fn one_decoder_works_at_first_and_another_only_when_let_in() {
+        let gate = DecodeGate::new(2);
+        let control = Control::default();
+        let never_done = || false;
+        assert!(
+            gate.admit(0, &control, &never_done),
+            "the first works at once"
+        );
+        let second_in = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(gate.admit(1, &control, &never_done));
+                second_in.store(true, Ordering::SeqCst);
+            });
+            std::thread::sleep(Duration::from_millis(150));
+            assert!(!second_in.load(Ordering::SeqCst), "the second waits");
+            assert!(gate.add());
+        });
+        assert!(second_in.load(Ordering::SeqCst), "let in by add");
+        assert!(!gate.add(), "no more than the most");
+        assert_eq!(gate.active(), 2);
+    }
+
+    #[test]
+    fn a_waiting_decoder_stops_when_nothing_is_left_or_the_job_is_cancelled() {
+        let gate = DecodeGate::new(3);
+        let control = Control::default();
+        assert!(!gate.admit(1, &control, &|| true), "nothing left");
+        let stopped = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                assert!(!gate.admit(2, &control, &|| false));
+                stopped.store(true, Ordering::SeqCst);
+            });
+            std::thread::sleep(Duration::from_millis(100));
+            control.cancel();
+        });
+        assert!(stopped.load(Ordering::SeqCst));
+        assert_eq!(gate.active(), 1, "nobody was let in");
+    }
 }

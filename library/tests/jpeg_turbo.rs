@@ -59,7 +59,7 @@ fn reference(bytes: &[u8], eighths: u32) -> (u32, u32, Vec<u8>) {
 
 /// Mean absolute difference per channel, in levels, at `eighths`/8.
 fn compare(name: &str, bytes: &[u8], eighths: u32) -> f64 {
-    let at = |n: u32| (n * u32::from(eighths)).div_ceil(8);
+    let at = |n: u32| (n * eighths).div_ceil(8);
     let ours = jpeg::decode(bytes, &budget(), |w, h| (at(w), at(h)))
         .unwrap_or_else(|| panic!("{name}: libjpeg-turbo declined it"));
     let ours = ours.image.into_rgb8();

@@ -182,6 +182,7 @@ impl Subject {
             &mut self.app,
             SCREEN,
             keys,
+            None,
         ));
         started.elapsed().as_secs_f64() * 1e3
     }

@@ -144,13 +144,13 @@ pub fn worker(
     let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
     let (mut models, session_settings) = models(&sessions, detector, embedder)?;
-    let decode_threads = crate::gui::num_threads();
+    let decode_threads = darkroom_index::job::decode_threads_max();
 
     // Every file read once first, so no measurement pays for a cold page cache.
     for f in &files {
         std::hint::black_box(std::fs::read(f)?.len());
     }
-    // Decode alone, on the job's decode threads.
+    // Decode alone, on as many threads as the job may use.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     std::thread::scope(|s| {
@@ -317,8 +317,10 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|| "unknown".into())
         );
         println!(
-            "  end to end / decode alone: {:.2}",
-            r.end_to_end_photos_per_s / r.decode_alone_photos_per_s
+            "  end to end / decode alone: {:.2} · the job ended with {} decode thread(s); inference waited {:.0} ms a photo for decodes",
+            r.end_to_end_photos_per_s / r.decode_alone_photos_per_s,
+            r.stages.decode_threads,
+            r.stages.waited_ms / n
         );
         if let Some(p) = &peer {
             println!(

@@ -50,13 +50,15 @@ pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngi
 }
 
 /// One headless frame (logic, then the UI) with these key presses; returns the tessellated
-/// output's size so nothing is optimised away. Texture uploads are the GPU's work; nobody
-/// renders here.
+/// output's size so nothing is optimised away. With `gpu`, the frame's texture changes are
+/// uploaded as a window would upload them before drawing (a bench that waits for a picture
+/// then counts its upload); without, they are dropped.
 pub fn headless_frame(
     ctx: &egui::Context,
     app: &mut crate::gui::DarkRoom,
     screen: egui::Vec2,
     keys: &[egui::Key],
+    gpu: Option<&mut Uploader>,
 ) -> usize {
     let events = keys
         .iter()
@@ -78,8 +80,81 @@ pub fn headless_frame(
         app.ui(ui);
     });
     let meshes = ctx.tessellate(out.shapes, out.pixels_per_point);
+    if let Some(gpu) = gpu {
+        gpu.upload(&out.textures_delta);
+    }
     out.textures_delta.clear();
     meshes.len()
+}
+
+/// Texture uploads on a real wgpu device (a GPU, else Mesa's lavapipe on the CPU), through
+/// egui's own wgpu renderer: what eframe does with a frame's texture changes.
+pub struct Uploader {
+    state: eframe::egui_wgpu::RenderState,
+    /// Each frame's upload that held a megapixel or more: the pixels uploaded, and how long
+    /// the frame's uploads took, done on the device.
+    pub pictures: Vec<(usize, std::time::Duration)>,
+    /// The adapter's name and backend, for the report.
+    pub adapter: String,
+}
+
+/// A picture this big is a loupe preview or a full photo, not a glyph or an icon.
+const PICTURE_PIXELS: usize = 1_000_000;
+
+impl Uploader {
+    pub fn new() -> anyhow::Result<Self> {
+        use anyhow::Context as _;
+        let setup = eframe::egui_wgpu::WgpuSetup::CreateNew(
+            eframe::egui_wgpu::WgpuSetupCreateNew::without_display_handle(),
+        );
+        let instance = pollster::block_on(setup.new_instance());
+        let state = pollster::block_on(eframe::egui_wgpu::RenderState::create(
+            &eframe::egui_wgpu::WgpuConfiguration {
+                wgpu_setup: setup,
+                ..Default::default()
+            },
+            &instance,
+            None,
+            eframe::egui_wgpu::RendererOptions::default(),
+        ))
+        .context("no wgpu adapter for texture uploads (Debian: mesa-vulkan-drivers)")?;
+        let info = state.adapter.get_info();
+        let adapter = format!("{} ({:?})", info.name, info.backend);
+        Ok(Uploader {
+            state,
+            pictures: Vec::new(),
+            adapter,
+        })
+    }
+
+    fn upload(&mut self, delta: &egui::TexturesDelta) {
+        let started = std::time::Instant::now();
+        let mut pixels = 0;
+        {
+            let mut renderer = self.state.renderer.write();
+            for (id, deltas) in &delta.set {
+                for image in deltas {
+                    pixels += image.image.width() * image.image.height();
+                    renderer.update_texture(&self.state.device, &self.state.queue, *id, image);
+                }
+            }
+            for id in &delta.free {
+                renderer.free_texture(id);
+            }
+        }
+        if delta.set.is_empty() {
+            return;
+        }
+        // Done means on the device: submit, and wait for the queue.
+        self.state.queue.submit(None);
+        let _ = self
+            .state
+            .device
+            .poll(eframe::egui_wgpu::wgpu::PollType::wait_indefinitely());
+        if pixels >= PICTURE_PIXELS {
+            self.pictures.push((pixels, started.elapsed()));
+        }
+    }
 }
 
 /// A memory figure of this process from /proc/self/status (`VmHWM`: the most ever resident;

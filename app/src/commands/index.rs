@@ -31,7 +31,8 @@ pub struct Args {
     /// Embedder model_id (default: the first installed; none installed: no people).
     #[arg(long)]
     pub embedder: Option<String>,
-    /// Decoding threads (default: all cores but one).
+    /// Decoding threads at most (default: every core); the job starts with one and adds
+    /// them while inference waits for decodes.
     #[arg(long)]
     pub threads: Option<usize>,
 }
@@ -139,7 +140,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let config = JobConfig {
         photos: photos.clone(),
         backend: pin.line.clone(),
-        decode_threads: args.threads.unwrap_or_else(crate::gui::num_threads),
+        decode_threads: args
+            .threads
+            .unwrap_or_else(darkroom_index::job::decode_threads_max),
         work_side: 1440,
         thresholds: thresholds.clone(),
     };

@@ -375,7 +375,7 @@ impl DarkRoom {
             models_dir: models_dir.clone(),
             catalog: self.env.catalog_path.clone(),
             photos: self.cull.photos(),
-            decode_threads: super::num_threads(),
+            decode_threads: darkroom_index::job::decode_threads_max(),
             inference_threads: self.knobs.threads_in_effect,
             detector: self.detector.clone(),
         };
