@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use image::{DynamicImage, RgbImage};
+use image::{DynamicImage, GenericImageView, RgbImage};
 use sha2::{Digest, Sha256};
 
 use crate::budget::Budget;
@@ -145,27 +145,41 @@ pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail,
     let preview = embedded
         .zip(data.as_deref())
         .map(|(p, data)| decode::decode_bytes(&data[p.range.clone()], path, p.orientation, budget));
-    let (img, source) = match preview {
-        Some(Ok(img)) => (img, Source::EmbeddedPreview),
+    // The thumbnail's size comes from the picture's whole size, not a scaled decode's (whose
+    // sides are rounded up to whole pixels at each eighth).
+    let (img, full_size, source) = match preview {
+        Some(Ok(img)) => {
+            let size = img.dimensions();
+            (img, size, Source::EmbeddedPreview)
+        }
         Some(Err(e)) if raw => return Err(e),
-        // A JPEG decoded at 1/2, 1/4 or 1/8 scale in the DCT domain; anything it cannot do
-        // (CMYK, a broken file) goes to the full decoder, which names the cause.
+        // A JPEG decoded at an eighth in the DCT domain; anything it cannot do (CMYK, a broken
+        // file) goes to the full decoder, which names the cause.
         _ => match data
             .as_deref()
             .and_then(|d| scaled_jpeg(d, path, side, budget))
         {
-            Some(img) => (img, Source::Decoded),
-            None => (decode::load_oriented_within(path, budget)?, Source::Decoded),
+            Some((img, full_size)) => (img, full_size, Source::Decoded),
+            None => {
+                let img = decode::load_oriented_within(path, budget)?;
+                let size = img.dimensions();
+                (img, size, Source::Decoded)
+            }
         },
     };
     Ok(Thumbnail {
-        image: shrink(img, side),
+        image: shrink(img, fit(full_size, side)),
         source,
     })
 }
 
 /// Shrink-on-load for JPEG: decode straight to the smallest DCT scale still at least `side`.
-fn scaled_jpeg(data: &[u8], path: &Path, side: u32, budget: &Budget) -> Option<DynamicImage> {
+fn scaled_jpeg(
+    data: &[u8],
+    path: &Path,
+    side: u32,
+    budget: &Budget,
+) -> Option<(DynamicImage, (u32, u32))> {
     if !formats::is_jpeg(path) {
         return None;
     }
@@ -173,14 +187,28 @@ fn scaled_jpeg(data: &[u8], path: &Path, side: u32, budget: &Budget) -> Option<D
     decode::check_complete_jpeg(data, path).ok()?;
     // libjpeg-turbo at the smallest eighth still big enough: faster at ⅛ than our DC-only
     // decoder too (`darkroom bench-decoders`, docs/PERFORMANCE.md).
-    decode::jpeg_scaled(data, budget, decode::long_edge_at_least(side)).map(|(img, _)| img)
+    decode::jpeg_scaled(data, budget, decode::long_edge_at_least(side))
 }
 
-fn shrink(img: DynamicImage, side: u32) -> RgbImage {
-    if img.width().max(img.height()) <= side {
+/// A `(width, height)` picture fitted within `side`×`side`, the aspect kept to the nearest
+/// pixel; as it is when it fits already.
+fn fit((w, h): (u32, u32), side: u32) -> (u32, u32) {
+    let long = w.max(h);
+    if long <= side || long == 0 {
+        return (w, h);
+    }
+    let scaled = |n: u32| {
+        let n = (u64::from(n) * u64::from(side) + u64::from(long) / 2) / u64::from(long);
+        u32::try_from(n).unwrap_or(side).max(1)
+    };
+    (scaled(w), scaled(h))
+}
+
+fn shrink(img: DynamicImage, (w, h): (u32, u32)) -> RgbImage {
+    if img.width() <= w && img.height() <= h {
         return img.into_rgb8();
     }
-    img.thumbnail(side, side).into_rgb8()
+    img.thumbnail_exact(w, h).into_rgb8()
 }
 
 fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -192,4 +220,19 @@ fn store(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fit;
+
+    #[test]
+    fn the_size_is_the_whole_pictures_fitted_to_the_nearest_pixel() {
+        assert_eq!(fit((457, 83), 256), (256, 46));
+        assert_eq!(fit((320, 213), 256), (256, 170));
+        assert_eq!(fit((300, 200), 256), (256, 171));
+        assert_eq!(fit((4000, 6000), 2048), (1365, 2048));
+        assert_eq!(fit((200, 100), 256), (200, 100), "small enough already");
+        assert_eq!(fit((10000, 1), 256), (256, 1), "never a side of 0");
+    }
 }
