@@ -25,15 +25,6 @@ pub struct Scaled {
     pub full_size: (u32, u32),
 }
 
-/// The stored size of a JPEG, from its header alone; None when libjpeg-turbo cannot read it.
-pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
-    let header = Decompressor::new().ok()?.read_header(bytes).ok()?;
-    Some((
-        u32::try_from(header.width).ok()?,
-        u32::try_from(header.height).ok()?,
-    ))
-}
-
 /// Decode `bytes` at the smallest eighth whose size is at least what `want` asks for given the
 /// stored size (width, height). None where libjpeg-turbo declines (not a JPEG, CMYK, 12-bit,
 /// lossless at a scale, over the pixel budget, any error or warning): the general decoder then
@@ -50,7 +41,9 @@ pub fn decode(
         u32::try_from(header.width).ok()?,
         u32::try_from(header.height).ok()?,
     );
-    if w == 0 || h == 0 || !budget.fits(u64::from(w), u64::from(h)) {
+    // Time already spent (a caller's earlier attempt) is not spent again on a decode that
+    // cannot be stopped: the general decoder behind this one then reports the cut-off.
+    if w == 0 || h == 0 || !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
         return None;
     }
     let format = match header.colorspace {

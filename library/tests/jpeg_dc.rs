@@ -7,12 +7,8 @@ use std::path::{Path, PathBuf};
 use darkroom_library::budget::{Budget, MAX_DECODE_TIME};
 use darkroom_library::jpeg_dc;
 
-fn data(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{e}: {}", p.display()))
-}
+mod common;
+use common::{data, mean_difference};
 
 /// jpeg-decoder's own 1/8 decode, as RGB.
 fn reference(bytes: &[u8]) -> (u32, u32, Vec<u8>) {
@@ -37,18 +33,7 @@ fn compare(bytes: &[u8]) -> f64 {
         .expect("decodes")
         .expect("a kind it handles");
     let (w, h, theirs) = reference(bytes);
-    assert_eq!(
-        (ours.width(), ours.height()),
-        (w, h),
-        "1/8 size, rounded up"
-    );
-    let sum: u64 = ours
-        .as_raw()
-        .iter()
-        .zip(&theirs)
-        .map(|(&a, &b)| u64::from(a.abs_diff(b)))
-        .sum();
-    sum as f64 / theirs.len() as f64
+    mean_difference("1/8", &ours, (w, h, &theirs))
 }
 
 #[test]

@@ -9,12 +9,8 @@ use std::path::{Path, PathBuf};
 use darkroom_library::budget::{Budget, MAX_DECODE_TIME};
 use darkroom_library::jpeg;
 
-fn data(name: &str) -> Vec<u8> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data")
-        .join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{e}: {}", p.display()))
-}
+mod common;
+use common::{data, mean_difference};
 
 fn photo(name: &str) -> Vec<u8> {
     let p = std::env::var_os("DARKROOM_ASSETS")
@@ -64,18 +60,7 @@ fn compare(name: &str, bytes: &[u8], eighths: u32) -> f64 {
         .unwrap_or_else(|| panic!("{name}: libjpeg-turbo declined it"));
     let ours = ours.image.into_rgb8();
     let (w, h, theirs) = reference(bytes, eighths);
-    assert_eq!(
-        (ours.width(), ours.height()),
-        (w, h),
-        "{name} at {eighths}/8: the size, rounded up"
-    );
-    let sum: u64 = ours
-        .as_raw()
-        .iter()
-        .zip(&theirs)
-        .map(|(&a, &b)| u64::from(a.abs_diff(b)))
-        .sum();
-    sum as f64 / theirs.len() as f64
+    mean_difference(&format!("{name} at {eighths}/8"), &ours, (w, h, &theirs))
 }
 
 fn all_scales(name: &str, bytes: &[u8], horizontal_chroma_only: bool) {
