@@ -13,6 +13,9 @@ use crate::sidecar::{self, SidecarNaming};
 
 const SCHEMA_VERSION: i32 = 3;
 
+/// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS photos (
     id INTEGER PRIMARY KEY,
@@ -199,27 +202,34 @@ impl Catalog {
                 path: dir.to_path_buf(),
             })?;
         }
-        let conn = Connection::open(path).map_err(db)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(db)?;
+        let mut conn = Connection::open(path).map_err(db)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(db)?;
         // WAL + FULL: a commit that returned is on disk; readers never block the writer.
         conn.pragma_update(None, "journal_mode", "WAL")
             .map_err(db)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(db)?;
-        let version: i32 = conn
+        // The schema, any upgrade and the version that says so in one transaction: a reader
+        // opening the file meanwhile (the folder's analysis, at startup) sees no catalog yet
+        // or the whole of it, never a half-made one.
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db)?;
+        let version: i32 = tx
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .map_err(db)?;
         if version > SCHEMA_VERSION {
-            return Err(db(rusqlite::Error::InvalidParameterName(format!(
-                "catalog schema {version} is newer than this DarkRoom understands ({SCHEMA_VERSION})"
-            ))));
+            return Err(CatalogError::Schema {
+                found: version,
+                reads: SCHEMA_VERSION,
+                path: path.to_path_buf(),
+            });
         }
-        conn.execute_batch(SCHEMA).map_err(db)?;
-        if version < 3 && conn.prepare("SELECT imported FROM photos LIMIT 0").is_err() {
+        tx.execute_batch(SCHEMA).map_err(db)?;
+        if version < 3 && tx.prepare("SELECT imported FROM photos LIMIT 0").is_err() {
             // Rows from before version 3 with a blank decision may be the index's: their
             // sidecars are read again (a blank the user made reads back blank).
-            conn.execute_batch(
+            tx.execute_batch(
                 "ALTER TABLE photos ADD COLUMN imported INTEGER NOT NULL DEFAULT 1;
                  UPDATE photos SET imported = 0
                  WHERE flag = 0 AND stars = 0 AND label IS NULL AND sidecar_pending = 0;",
@@ -227,9 +237,10 @@ impl Catalog {
             .map_err(db)?;
         }
         if version != SCHEMA_VERSION {
-            conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(db)?;
         }
+        tx.commit().map_err(db)?;
         Ok(Catalog {
             conn,
             path: path.to_path_buf(),
@@ -239,25 +250,52 @@ impl Catalog {
     }
 
     /// Open an existing catalog for reading only: no schema statements, no write of any kind
-    /// (the loupe's close-ups and the folder's analysis read it on every step).
-    pub fn open_read_only(path: &Path) -> Result<Self, CatalogError> {
+    /// (the loupe's close-ups and the folder's analysis read it on every step). None when
+    /// nothing was recorded yet: no file, or one the catalog thread is still making.
+    pub fn open_read_only(path: &Path) -> Result<Option<Self>, CatalogError> {
         let db = |source| CatalogError::Db {
             source,
             path: path.to_path_buf(),
         };
+        if !path.is_file() {
+            // Nothing was ever recorded.
+            return Ok(None);
+        }
         let conn = Connection::open_with_flags(
             path,
             rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(db)?;
-        conn.busy_timeout(std::time::Duration::from_secs(5))
-            .map_err(db)?;
-        Ok(Catalog {
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(db)?;
+        // The catalog thread makes or upgrades the schema in one transaction when it opens the
+        // file; a reader that comes first waits out an upgrade and reads a catalog still being
+        // made as what it is: empty.
+        let waited = std::time::Instant::now();
+        loop {
+            let version: i32 = conn
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .map_err(db)?;
+            match version {
+                0 => return Ok(None),
+                SCHEMA_VERSION => break,
+                older if older < SCHEMA_VERSION && waited.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                found => {
+                    return Err(CatalogError::Schema {
+                        found,
+                        reads: SCHEMA_VERSION,
+                        path: path.to_path_buf(),
+                    });
+                }
+            }
+        }
+        Ok(Some(Catalog {
             conn,
             path: path.to_path_buf(),
             naming: SidecarNaming::default(),
             words: Default::default(),
-        })
+        }))
     }
 
     pub fn path(&self) -> &Path {
@@ -499,5 +537,82 @@ impl Catalog {
             .into_iter()
             .map(|(_, e)| e)
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    #[test]
+    fn a_reader_before_the_catalog_is_made_reads_nothing_recorded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("catalog.sqlite");
+        assert!(Catalog::open_read_only(&path).expect("no file").is_none());
+        // The catalog thread part-way through making it: WAL on, the schema's tables made in
+        // a transaction not yet committed.
+        let mut writer = Connection::open(&path).expect("open");
+        writer
+            .pragma_update(None, "journal_mode", "WAL")
+            .expect("wal");
+        let making = writer.transaction().expect("begin");
+        making.execute_batch(SCHEMA).expect("the tables");
+        // Before the fix this read failed with "no such table" (the folder's analysis then
+        // showed "1 problems" on a first run whose catalog thread was slower than the scan).
+        assert!(
+            Catalog::open_read_only(&path)
+                .expect("a catalog being made is not an error")
+                .is_none()
+        );
+        drop(making);
+        drop(writer);
+        drop(Catalog::open(&path, SidecarNaming::default()).expect("made"));
+        let reader = Catalog::open_read_only(&path)
+            .expect("read")
+            .expect("made now");
+        assert!(
+            reader
+                .photo_index(&dir.path().join("a.jpg"))
+                .expect("query")
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_reader_waits_out_an_upgrade_and_refuses_a_newer_schema() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("catalog.sqlite");
+        drop(Catalog::open(&path, SidecarNaming::default()).expect("made"));
+        let set_version = |v: i32| {
+            let conn = Connection::open(&path).expect("open");
+            conn.pragma_update(None, "user_version", v)
+                .expect("version");
+        };
+        // An older catalog the catalog thread upgrades a moment after the reader came.
+        set_version(2);
+        let upgrade = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                drop(Catalog::open(&path, SidecarNaming::default()).expect("upgraded"));
+            })
+        };
+        let asked = Instant::now();
+        let reader = Catalog::open_read_only(&path).expect("read after the upgrade");
+        assert!(reader.is_some());
+        assert!(asked.elapsed() >= Duration::from_millis(250), "it waited");
+        upgrade.join().expect("upgrade thread");
+        set_version(SCHEMA_VERSION + 1);
+        match Catalog::open_read_only(&path) {
+            Err(CatalogError::Schema { found, .. }) => assert_eq!(found, SCHEMA_VERSION + 1),
+            Err(e) => panic!("another error: {e}"),
+            Ok(_) => panic!("a newer schema was read"),
+        }
+        assert!(matches!(
+            Catalog::open(&path, SidecarNaming::default()),
+            Err(CatalogError::Schema { .. })
+        ));
     }
 }

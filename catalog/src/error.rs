@@ -23,6 +23,15 @@ pub enum CatalogError {
 
     #[error("invalid decision: {reason}")]
     InvalidDecision { reason: String },
+
+    /// A catalog of a schema this build does not read: newer (a later DarkRoom wrote it) or
+    /// older and not yet upgraded (the catalog thread upgrades it when it opens it).
+    #[error("catalog schema {found} where this DarkRoom reads {reads}: {}", path.display())]
+    Schema {
+        found: i32,
+        reads: i32,
+        path: PathBuf,
+    },
 }
 
 impl CatalogError {
@@ -41,6 +50,11 @@ impl CatalogError {
             },
             CatalogError::InvalidDecision { reason } => CatalogError::InvalidDecision {
                 reason: reason.clone(),
+            },
+            CatalogError::Schema { found, reads, path } => CatalogError::Schema {
+                found: *found,
+                reads: *reads,
+                path: path.clone(),
             },
             CatalogError::Db { source, path } => CatalogError::Io {
                 what: "catalog error",

@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::snapshots::Snap;
 use crate::support::*;
+use darkroom_app::gui::pictures::Faces;
 use darkroom_app::gui::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use darkroom_app::gui::workers::PickFolder;
-use darkroom_app::gui::{DarkRoom, Overlay, Setup, StatusSource, View};
+use darkroom_app::gui::{DarkRoom, Overlay, Picture, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
 use darkroom_engine::Rung;
 use darkroom_engine::ladder::backend::{BackendStatus, Phase, TuningState};
@@ -207,7 +209,7 @@ fn empty_state_offers_a_folder() {
     let mut h = harness(dir.path(), None, ort_cpu());
     h.run_steps(2);
     h.get_by_label("Open folder…");
-    h.snapshot("empty_state");
+    h.snap("empty_state");
 }
 
 /// The dialog answers from a thread of its own after a while, as a person would; meanwhile
@@ -344,7 +346,7 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
     // The window resizes to its new contents over a few frames; however many the save took,
     // the picture is taken once it has.
     h.run_steps(6);
-    h.snapshot("settings_knobs");
+    h.snap("settings_knobs");
 }
 
 #[test]
@@ -354,7 +356,7 @@ fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
     assert_eq!(h.state().cull.len(), PHOTOS.len());
-    h.snapshot("grid");
+    h.snap("grid");
 
     // Pick the first photo, give it 3 stars, then undo the stars.
     h.key_press(Key::P);
@@ -395,19 +397,19 @@ fn grid_loupe_compare_and_decisions_reach_catalog_and_sidecars() {
         "{sidecar}"
     );
     settle(&mut h);
-    h.snapshot("grid_decided");
+    h.snap("grid_decided");
 
     // Full-size photos make large snapshots: the loupe and compare are checked smaller.
     h.set_size(egui::vec2(640.0, 420.0));
     h.key_press(Key::Space);
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
-    h.snapshot("loupe");
+    h.snap("loupe");
 
     h.key_press(Key::C);
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Compare);
-    h.snapshot("compare");
+    h.snap("compare");
 
     h.key_press(Key::Escape);
     h.key_press(Key::F);
@@ -576,7 +578,7 @@ fn index_faces_from_the_window() {
         assert_eq!(i.stamp.detector, "scrfd_2.5g");
     }
     let mut results = egui_kittest::SnapshotResults::new();
-    h.snapshot("grid_indexed");
+    h.snap("grid_indexed");
     results.extend_harness(&mut h);
 
     // S: sharpest first, and back.
@@ -615,7 +617,7 @@ fn index_faces_from_the_window() {
     h.get_by_label(&format!("Person {grace} (4)")).click();
     settle(&mut h);
     assert_eq!(h.state().cull.visible.len(), 4);
-    h.snapshot("people_filter");
+    h.snap("people_filter");
     results.extend_harness(&mut h);
     // Named, in the chip and in the catalog.
     h.state_mut().name_person(grace, "Grace Hopper");
@@ -688,7 +690,7 @@ fn index_faces_from_the_window() {
     assert_eq!(h.state().cull.view, View::Loupe);
     h.get_by_label("eyes open");
     h.get_by_label_contains("focus ");
-    h.snapshot("loupe_faces");
+    h.snap("loupe_faces");
     results.extend_harness(&mut h);
     results.unwrap();
 }
@@ -702,7 +704,7 @@ fn the_help_overlay_lists_the_keymap() {
     h.run_steps(3);
     assert_eq!(h.state().overlay, Overlay::Help);
     h.get_by_label("Undo the last decision");
-    h.snapshot("help");
+    h.snap("help");
 }
 
 #[test]
@@ -845,7 +847,7 @@ fn about_carries_the_backend_line_runtime_and_models() {
     h.get_by_label("CPU · ONNX Runtime 1.31.1");
     h.get_by_label("scrfd_2.5g");
     h.get_by_label("bc24bb349491");
-    h.snapshot("about");
+    h.snap("about");
 }
 
 /// The error a grid cell shows for the photo whose file name ends with `name`.
@@ -895,7 +897,7 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
         b"<x:xmpmeta><unclosed>",
         "left untouched"
     );
-    h.snapshot("grid_errors");
+    h.snap("grid_errors");
 }
 
 #[test]
@@ -919,13 +921,29 @@ fn real_camera_raws_show_their_previews_and_a_stripped_one_says_why() {
     assert_eq!(error("exiv2-canon-powershot-s40.crw"), None);
     let dng = error("IMG_1361.dng").expect("the stripped DNG says why");
     assert!(dng.contains("no embedded preview large enough"), "{dng}");
-    h.snapshot("grid_camera_raws");
+    h.snap("grid_camera_raws");
     // The first cell, the CR3: its 1620x1080 preview in the loupe.
     h.set_size(egui::vec2(640.0, 420.0));
     h.key_press(Key::Space);
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
-    h.snapshot("loupe_cr3");
+    // What the picture is made of, said before it is compared.
+    let app = h.state();
+    let id = app.cull.selected_id().expect("a photo shown");
+    let shown = app.gallery.get(id).expect("its pictures");
+    let size = |p: &Picture| p.ready().map(|t| t.size());
+    assert_eq!(size(&shown.loupe), Some([1620, 1080]), "the PRVW preview");
+    assert_eq!(size(&shown.thumb), Some([256, 171]));
+    let full = shown.full.ready().map(|f| f.size);
+    assert_eq!(
+        full,
+        Some(egui::vec2(1620.0, 1080.0)),
+        "its own pixels: the PRVW"
+    );
+    if let Faces::Failed(e) = &shown.faces {
+        panic!("the close-ups failed: {e}");
+    }
+    h.snap("loupe_cr3");
 }
 
 #[test]
@@ -985,6 +1003,6 @@ fn the_models_window_downloads_after_the_licence_is_ticked() {
     );
     h.get_by_label_contains("1afcea006abc");
     h.get_by_label("fr_eye installed and verified");
-    h.snapshot("models_window");
+    h.snap("models_window");
     let _ = std::fs::remove_dir_all(&models);
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::gui::{PHOTOS, harness, harness_with, ort_cpu, sample_folder, settle};
+use crate::snapshots::Snap;
 use darkroom_app::gui::View;
 use darkroom_catalog::{Catalog, Decision, FaceRow, Flag, IndexStamp, PhotoIndex, SidecarNaming};
 use egui::{Key, Modifiers};
@@ -47,7 +48,7 @@ fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
     settle(&mut h);
     assert_eq!(h.state().cull.selection_len(), 5);
     h.get_by_label_contains("5 selected");
-    h.snapshot("grid_selection");
+    h.snap("grid_selection");
 
     h.key_press(Key::P);
     settle(&mut h);
@@ -104,7 +105,7 @@ fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
         at,
         "a filmstrip click shows that photo"
     );
-    h.snapshot("loupe_filmstrip");
+    h.snap("loupe_filmstrip");
 
     // J marks where the photo clips (red blown out, blue crushed); the histogram says how much.
     h.key_press(Key::J);
@@ -121,7 +122,7 @@ fn a_selection_of_five_is_decided_and_undone_as_one_and_the_loupe_moves_on() {
         words.contains("crushed") && !words.contains("crushed 0.0 %"),
         "{words}"
     );
-    h.snapshot("loupe_clipping");
+    h.snap("loupe_clipping");
 }
 
 /// Index rows as the index job writes them, for a shoot whose first three frames are a burst
@@ -208,7 +209,7 @@ fn an_auto_cull_proposal_is_marked_applied_as_real_decisions_in_one_step_and_und
         decision(dir.path(), &folder.join(PHOTOS[1])).flag,
         Flag::Unflagged
     );
-    h.snapshot("proposal");
+    h.snap("proposal");
 
     h.key_press_modifiers(Modifiers::COMMAND, Key::Enter);
     settle(&mut h);
@@ -236,7 +237,7 @@ fn an_auto_cull_proposal_is_marked_applied_as_real_decisions_in_one_step_and_und
         "left as it was"
     );
     assert!(h.state().cull.proposal_counts().is_none());
-    h.snapshot("proposal_applied");
+    h.snap("proposal_applied");
 
     h.key_press_modifiers(Modifiers::COMMAND, Key::Z);
     settle(&mut h);
@@ -294,7 +295,7 @@ fn the_export_window_copies_the_picks_and_asks_before_touching_what_is_there() {
     h.get_by_label("Export…").click();
     settle(&mut h);
     h.get_by_label_contains("4 files already in the destination");
-    h.snapshot("export_asks");
+    h.snap("export_asks");
     h.get_by_label("Copy").click();
     settle(&mut h);
     assert_eq!(

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use crate::gui::{PHOTOS, build, harness, live_setup, ort_cpu, settle, setup};
+use crate::snapshots::Snap;
 use crate::support::*;
 use darkroom_app::gui::intent::Intent;
 use darkroom_app::gui::pictures::{Faces, Picture};
@@ -327,5 +328,5 @@ fn an_engine_that_did_not_start_says_why() {
         "{notice}"
     );
     h.get_by_label(&notice);
-    h.snapshot("engine_failed_notice");
+    h.snap("engine_failed_notice");
 }

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::gui::{harness, ort_cpu, settle};
+use crate::snapshots::Snap;
 use crate::support::photo;
 use darkroom_app::gui::View;
 use darkroom_catalog::{Catalog, FaceRow, IndexStamp, PhotoIndex, SidecarNaming};
@@ -208,7 +209,7 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
         (mid - want).length() < 0.002,
         "{mid:?} is not the face {want:?}"
     );
-    h.snapshot("loupe_100_navigator");
+    h.snap("loupe_100_navigator");
     h.hover_at(pos2(2.0, 2.0));
     h.key_press_modifiers(Modifiers::SHIFT, Key::Z);
     settle(&mut h);
@@ -291,7 +292,7 @@ fn compare_shows_a_selection_zoomed_together_with_a_pinned_pane_and_decides_from
     settle(&mut h);
     assert_eq!(photo_labels(&h, "200 %"), 1, "only the unlocked pane");
     assert_eq!(photo_labels(&h, "100 %"), 2);
-    h.snapshot("compare_3up_pinned");
+    h.snap("compare_3up_pinned");
 
     // A click makes a pane the one decided on; the decision moves on to the next pane.
     h.get_all_by_label("photo 100 %")
@@ -394,7 +395,7 @@ fn people_across_a_burst_show_who_is_sharp_with_open_eyes_and_a_column_picks_its
     );
     h.get_by_label("eyes closed");
     h.get_by_label_contains("· blurry");
-    h.snapshot("people_across_burst");
+    h.snap("people_across_burst");
     h.get_by_label("Pick this frame burst_2.jpg").click();
     settle(&mut h);
     let picked = Catalog::open(

@@ -6,6 +6,7 @@
 
 #[path = "../../models/tests/support/http.rs"]
 mod http;
+mod snapshots;
 mod support;
 
 mod decisions;

@@ -25,14 +25,14 @@ pub fn load_analysis(
 ) -> Task<AnalysisAnswer> {
     Task::spawn("the folder's analysis", 1, wake, move |out| {
         let result = (|| -> Result<FolderAnalysis, String> {
-            if !catalog.is_file() {
+            let Some(catalog) = Catalog::open_read_only(&catalog).map_err(|e| e.to_string())?
+            else {
                 // Nothing was ever recorded: nothing is indexed.
                 return Ok(FolderAnalysis {
                     photos: Vec::new(),
                     names: Default::default(),
                 });
-            }
-            let catalog = Catalog::open_read_only(&catalog).map_err(|e| e.to_string())?;
+            };
             let indexed = catalog.indexed_of(&photos).map_err(|e| e.to_string())?;
             let mut names = std::collections::HashMap::new();
             let embedders: std::collections::BTreeSet<&String> = indexed

@@ -28,10 +28,9 @@ pub const FACE_CROP_MAX: u32 = 256;
 /// the full-resolution view decoded them (one decode serves both): the rows read through a
 /// read-only catalog connection. None when the photo is not indexed.
 pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
-    if !catalog.is_file() {
+    let Some(catalog) = Catalog::open_read_only(catalog).map_err(|e| e.to_string())? else {
         return Ok(None);
-    }
-    let catalog = Catalog::open_read_only(catalog).map_err(|e| e.to_string())?;
+    };
     let Some(indexed) = catalog.photo_index(photo).map_err(|e| e.to_string())? else {
         return Ok(None);
     };
