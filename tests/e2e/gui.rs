@@ -900,6 +900,52 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     h.snap("grid_errors");
 }
 
+/// A first run whose catalog is still being made when the folder's scan ends (the catalog
+/// thread slower than the scan, as on a busy machine): the folder's analysis reads it as
+/// empty, with no problem reported, and the imports land once it is made.
+#[test]
+fn a_catalog_still_being_made_is_read_as_empty_not_as_a_problem() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    // Another connection part-way through making the catalog: WAL on, its tables written in
+    // a transaction not yet committed, so the catalog thread's own open waits for it.
+    let mut maker = rusqlite::Connection::open(dir.path().join("catalog.sqlite")).expect("open");
+    maker
+        .pragma_update(None, "journal_mode", "WAL")
+        .expect("wal");
+    let making = maker
+        .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+        .expect("begin");
+    making
+        .execute_batch("CREATE TABLE photos (id INTEGER PRIMARY KEY);")
+        .expect("a table");
+    // The catalog thread waits 5 s for a lock before it gives up: the scan and the analysis
+    // have that long (they take well under one).
+    let waiting_since = Instant::now();
+    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    while h.state().scanning() || h.state().analysing() {
+        assert!(
+            waiting_since.elapsed() < Duration::from_secs(4),
+            "the scan and the analysis took over 4 s"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(h.state().problems, Vec::<String>::new());
+    // The maker gives up; the catalog thread makes the catalog and the imports land.
+    drop(making);
+    drop(maker);
+    settle(&mut h);
+    assert_eq!(h.state().problems, Vec::<String>::new());
+    assert_eq!(h.state().cull.len(), PHOTOS.len());
+    let catalog = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("made");
+    drop(catalog);
+}
+
 #[test]
 fn real_camera_raws_show_their_previews_and_a_stripped_one_says_why() {
     let dir = tempfile::tempdir().expect("tempdir");

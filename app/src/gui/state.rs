@@ -309,6 +309,11 @@ impl DarkRoom {
         self.tasks.scan.is_some()
     }
 
+    /// Whether the folder's analysis is being read from the index rows.
+    pub fn analysing(&self) -> bool {
+        self.tasks.analysis.is_some()
+    }
+
     /// Whether the folder dialog is open.
     pub fn choosing_folder(&self) -> bool {
         self.tasks.folder_dialog.is_some()
