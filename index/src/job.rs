@@ -76,6 +76,8 @@ pub struct Control {
     cancelled: AtomicBool,
     paused: Mutex<bool>,
     wake: Condvar,
+    /// How many times the job was paused: a wait that spans a pause is not a measurement.
+    pauses: AtomicUsize,
 }
 
 impl Control {
@@ -89,8 +91,15 @@ impl Control {
     }
 
     pub fn set_paused(&self, paused: bool) {
+        if paused {
+            self.pauses.fetch_add(1, Ordering::Relaxed);
+        }
         *self.paused.lock().unwrap_or_else(PoisonError::into_inner) = paused;
         self.wake.notify_all();
+    }
+
+    fn pauses(&self) -> usize {
+        self.pauses.load(Ordering::Relaxed)
     }
 
     pub fn is_paused(&self) -> bool {
@@ -265,6 +274,42 @@ impl DecodeGate {
     }
 }
 
+/// Inference's time waiting for decodes and working, photo by photo, and when it calls for
+/// another decoder: every [`PHOTOS_PER_DECISION`] photos measured, if it waited
+/// [`WAITING_SHARE_FOR_ANOTHER_DECODER`] of that time or more. The first photo is waited for
+/// whatever the split, and a wait that spanned a pause is the person's, not the decoders':
+/// neither is a measurement.
+#[derive(Default)]
+struct WaitMeter {
+    waited_ms: f64,
+    worked_ms: f64,
+    photos: usize,
+    first_seen: bool,
+}
+
+impl WaitMeter {
+    /// One photo: waited `waited_ms` for its decode, then worked `worked_ms` on it. True when
+    /// another decoder should be let in.
+    fn photo(&mut self, waited_ms: f64, worked_ms: f64, paused_meanwhile: bool) -> bool {
+        if !std::mem::replace(&mut self.first_seen, true) || paused_meanwhile {
+            return false;
+        }
+        self.waited_ms += waited_ms;
+        self.worked_ms += worked_ms;
+        self.photos += 1;
+        if self.photos < PHOTOS_PER_DECISION {
+            return false;
+        }
+        let more =
+            self.waited_ms >= WAITING_SHARE_FOR_ANOTHER_DECODER * (self.waited_ms + self.worked_ms);
+        *self = WaitMeter {
+            first_seen: true,
+            ..WaitMeter::default()
+        };
+        more
+    }
+}
+
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1e3
 }
@@ -395,21 +440,19 @@ pub fn run(
                 summary.failed.push((path.clone(), error.clone()));
             }
         }
-        // Inference's time waiting for decodes and working, since the last decision.
-        let (mut waited, mut worked, mut since_decision) = (0.0f64, 0.0f64, 0usize);
+        let mut meter = WaitMeter::default();
         loop {
-            let asked = Instant::now();
+            let (asked, pauses) = (Instant::now(), control.pauses());
             let Ok(item) = rx.recv() else { break };
             let wait = ms(asked);
-            // The first photo is waited for whatever the split: it is not a measurement.
-            if done > 0 {
-                waited += wait;
-                summary.stages.waited_ms += wait;
-            }
-            let working = Instant::now();
             if !control.proceed() {
                 summary.cancelled = true;
                 break;
+            }
+            let working = Instant::now();
+            let paused_meanwhile = control.pauses() != pauses;
+            if done > 0 && !paused_meanwhile {
+                summary.stages.waited_ms += wait;
             }
             match item {
                 Err((path, error)) => {
@@ -460,13 +503,10 @@ pub fn run(
                 }
             }
             done += 1;
-            worked += ms(working);
-            since_decision += 1;
-            if since_decision >= PHOTOS_PER_DECISION {
-                if waited >= WAITING_SHARE_FOR_ANOTHER_DECODER * (waited + worked) {
-                    gate.add();
-                }
-                (waited, worked, since_decision) = (0.0, 0.0, 0);
+            // A pause while this photo was worked on makes its times the person's too.
+            let paused_meanwhile = paused_meanwhile || control.pauses() != pauses;
+            if meter.photo(wait, ms(working), paused_meanwhile) {
+                gate.add();
             }
             let elapsed = inference_started.elapsed().as_secs_f64();
             let rate = done as f64 / elapsed.max(1e-6);
@@ -576,6 +616,62 @@ fn infer(
 #[cfg(test)]
 mod gate_tests {
     use super::*;
+
+    /// `photos` photos, each waited for `wait` ms and worked on `work` ms: how many times the
+    /// meter let another decoder in.
+    fn decoders_added(meter: &mut WaitMeter, photos: usize, wait: f64, work: f64) -> usize {
+        (0..photos)
+            .filter(|_| meter.photo(wait, work, false))
+            .count()
+    }
+
+    #[test]
+    fn decoders_far_ahead_of_inference_get_no_company() {
+        // The bench corpus through libjpeg-turbo: decode ~40 ms, inference ~150 ms, so after
+        // the first photo inference hardly waits.
+        let mut meter = WaitMeter::default();
+        assert!(
+            !meter.photo(40.0, 150.0, false),
+            "the first photo is no measurement"
+        );
+        assert_eq!(decoders_added(&mut meter, 30, 2.0, 150.0), 0);
+    }
+
+    #[test]
+    fn inference_waiting_a_share_of_its_time_lets_one_more_in_per_decision() {
+        let mut meter = WaitMeter::default();
+        meter.photo(300.0, 100.0, false);
+        // Waiting 30 ms of every 130 (23 %): one more decoder every three photos.
+        assert_eq!(decoders_added(&mut meter, 9, 30.0, 100.0), 3);
+        // Just under the share: none.
+        let mut meter = WaitMeter::default();
+        meter.photo(0.0, 0.0, false);
+        assert_eq!(decoders_added(&mut meter, 9, 17.0, 100.0), 0);
+    }
+
+    #[test]
+    fn a_pause_is_the_persons_wait_not_the_decoders() {
+        let mut meter = WaitMeter::default();
+        meter.photo(10.0, 100.0, false);
+        assert!(!meter.photo(1.0, 100.0, false));
+        // Paused for a minute while this photo's decode was waited for.
+        assert!(!meter.photo(60_000.0, 100.0, true));
+        assert!(!meter.photo(1.0, 100.0, false));
+        assert!(
+            !meter.photo(1.0, 100.0, false),
+            "three photos measured, none waited"
+        );
+    }
+
+    #[test]
+    fn a_paused_job_counts_its_pauses() {
+        let control = Control::default();
+        assert_eq!(control.pauses(), 0);
+        control.set_paused(true);
+        control.set_paused(false);
+        control.set_paused(false);
+        assert_eq!(control.pauses(), 1);
+    }
 
     #[test]
     fn one_decoder_works_at_first_and_another_only_when_let_in() {

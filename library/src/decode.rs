@@ -112,6 +112,18 @@ pub fn decode_bytes(
     decode_reader(Cursor::new(bytes), path, orientation, budget)
 }
 
+/// Bytes libjpeg-turbo already declined (a CMYK or broken JPEG) straight to the general
+/// decoder, upright by their own EXIF: it decodes what it can and names the cause of what it
+/// cannot. Not libjpeg-turbo a second time: a broken file is tried once.
+pub fn decode_declined(
+    bytes: &[u8],
+    path: &Path,
+    budget: &Budget,
+) -> Result<DynamicImage, LibraryError> {
+    check_complete_jpeg(bytes, path)?;
+    decode_reader(Cursor::new(bytes), path, None, budget)
+}
+
 /// A JPEG decoded in the DCT domain (libjpeg-turbo) at the smallest eighth whose size is at
 /// least what `want` asks for given the stored size, then turned upright by its EXIF
 /// orientation. Returns the picture and the upright full size. None where libjpeg-turbo declines

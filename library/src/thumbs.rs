@@ -161,7 +161,13 @@ pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail,
         {
             Some((img, full_size)) => (img, full_size, Source::Decoded),
             None => {
-                let img = decode::load_oriented_within(path, budget)?;
+                let img = match data.as_deref() {
+                    // Declined at a scale: the general decoder has the bytes already read.
+                    Some(jpeg) if formats::is_jpeg(path) => {
+                        decode::decode_declined(jpeg, path, budget)?
+                    }
+                    _ => decode::load_oriented_within(path, budget)?,
+                };
                 let size = img.dimensions();
                 (img, size, Source::Decoded)
             }

@@ -48,13 +48,16 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
             captured_at,
         });
     }
-    if bytes.starts_with(&[0xFF, 0xD8]) {
+    let img = if bytes.starts_with(&[0xFF, 0xD8]) {
         decode::check_complete_jpeg(&bytes, path)?;
         if let Some(w) = scaled_jpeg(&bytes, min_long, budget) {
             return Ok(Working { captured_at, ..w });
         }
+        decode::decode_declined(&bytes, path, budget)?
+    } else {
+        decode::decode_bytes(&bytes, path, None, budget)?
     }
-    let img = decode::load_oriented_within(path, budget)?.into_rgb8();
+    .into_rgb8();
     Ok(Working {
         full_size: img.dimensions(),
         image: img,
