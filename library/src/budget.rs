@@ -14,6 +14,11 @@ pub const MAX_PIXELS: u64 = 200_000_000;
 /// of a laptop; ten is a hostile file, or a machine too busy to cull on.
 pub const MAX_DECODE_TIME: Duration = Duration::from_secs(10);
 
+/// Progressive scans one JPEG may have. Real encoders write about ten; a file of thousands
+/// makes the decoder pass over its coefficients thousands of times (libjpeg-turbo's advice is to
+/// cap them, and the cap is its own defence: its decode cannot be interrupted from outside).
+pub const MAX_SCANS: u32 = 100;
+
 /// Reads handed to a general decoder at most this many bytes at a time, so it comes back to
 /// [`Timed`] (and its clock) often even when the whole file is in memory.
 const CHUNK: usize = 64 * 1024;
@@ -25,6 +30,7 @@ const READS_PER_CHECK: u32 = 256;
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     pub max_pixels: u64,
+    pub max_scans: u32,
     limit: Duration,
     started: Instant,
 }
@@ -38,8 +44,17 @@ impl Budget {
     pub fn new(max_pixels: u64, limit: Duration) -> Self {
         Budget {
             max_pixels,
+            max_scans: MAX_SCANS,
             limit,
             started: Instant::now(),
+        }
+    }
+
+    /// The same budget with at most `scans` progressive scans a JPEG.
+    pub fn with_max_scans(self, scans: u32) -> Self {
+        Budget {
+            max_scans: scans,
+            ..self
         }
     }
 

@@ -14,11 +14,6 @@ use turbojpeg::{Colorspace, Compressor, Decompressor, Image, PixelFormat, Scalin
 
 use crate::budget::Budget;
 
-/// Progressive scans one file may have. Real encoders write about ten; a file of thousands
-/// makes the decoder pass over its coefficients thousands of times (libjpeg-turbo's advice is to
-/// cap them, and the cap is its own defence: the decode cannot be interrupted from outside).
-const MAX_SCANS: u32 = 100;
-
 /// What came out: the picture as stored (not yet turned upright) and the stored full size.
 pub struct Scaled {
     pub image: DynamicImage,
@@ -29,7 +24,7 @@ pub struct Scaled {
 /// stored size (width, height). None where libjpeg-turbo declines (not a JPEG, CMYK, 12-bit,
 /// lossless at a scale, over the pixel budget, any error or warning): the general decoder then
 /// decodes it or names the cause. The clock is read after: the decode itself cannot be stopped,
-/// and is bounded by the pixel budget and [`MAX_SCANS`].
+/// and is bounded by the budget's pixels and scans.
 pub fn decode(
     bytes: &[u8],
     budget: &Budget,
@@ -59,7 +54,7 @@ pub fn decode(
         scale_for(header.width, header.height, ww as usize, wh as usize)
     };
     d.set_scaling_factor(scale).ok()?;
-    d.set_scan_limit(MAX_SCANS).ok()?;
+    d.set_scan_limit(budget.max_scans).ok()?;
     let (sw, sh) = (scale.scale(header.width), scale.scale(header.height));
     let channels = format.size();
     let mut pixels = vec![0u8; sw.checked_mul(sh)?.checked_mul(channels)?];

@@ -171,3 +171,19 @@ fn thousands_of_progressive_scans_are_refused() {
     assert!(jpeg::decode(&good, &budget(), |w, h| (w, h)).is_some());
     assert!(jpeg::decode(&bomb, &budget(), |w, h| (w, h)).is_none());
 }
+
+#[test]
+fn the_scan_limit_is_what_refuses_a_scan_too_many() {
+    // The valid progressive fixture, refused by a limit one under its own number of scans and
+    // decoded at exactly that number: the cap itself is applied, not just any check.
+    let good = data("progressive.jpg");
+    let scans = good.windows(2).filter(|w| *w == [0xFF, 0xDA]).count() as u32;
+    assert!(scans > 2, "a progressive file has several scans: {scans}");
+    let limited = |n: u32| budget().with_max_scans(n);
+    assert!(jpeg::decode(&good, &limited(scans), |w, h| (w, h)).is_some());
+    assert!(jpeg::decode(&good, &limited(scans - 1), |w, h| (w, h)).is_none());
+    assert!(
+        jpeg::decode(&good, &limited(scans - 1), |w, h| (w / 8, h / 8)).is_none(),
+        "at a scale too"
+    );
+}
