@@ -122,6 +122,11 @@ pub enum OutputContract {
         score_threshold: f32,
         nms_iou: f32,
     },
+    /// CenterFace: on a grid a quarter of the input's size, a face-centre heatmap, the log of
+    /// each face's height and width over 4, the centre's sub-cell offset and 5 landmarks as
+    /// fractions of the face's size; four outputs in that order (1, 2, 2 and 10 channels).
+    #[serde(rename = "centerface")]
+    CenterFace { score_threshold: f32, nms_iou: f32 },
     /// One vector per input, L2-normalised by the engine.
     Embedding { dim: usize },
     /// Logits over `classes`, in this order.
@@ -364,7 +369,9 @@ impl ModelCard {
             OutputContract::Classes { classes }
             | OutputContract::YoloSeg { classes, .. }
             | OutputContract::Semantic { classes } => Some(classes),
-            OutputContract::ScrfdKps { .. } | OutputContract::Embedding { .. } => None,
+            OutputContract::ScrfdKps { .. }
+            | OutputContract::CenterFace { .. }
+            | OutputContract::Embedding { .. } => None,
         }
     }
 }

@@ -60,6 +60,9 @@ pub struct ModelSession {
 }
 
 /// One output tensor, copied out of the runtime.
+/// CenterFace's outputs' channels, in their order: heatmap, scale, offset, landmarks.
+pub const CENTERFACE_CHANNELS: [i64; 4] = [1, 2, 2, 10];
+
 #[derive(Debug, Clone)]
 pub struct Output {
     pub name: String,
@@ -485,6 +488,22 @@ fn check_contract(
                     "{} outputs, SCRFD with keypoints has {} (score, bbox, kps per stride)",
                     outputs.len(),
                     strides.len() * 3
+                )));
+            }
+        }
+        OutputContract::CenterFace { .. } => {
+            let channels: Vec<i64> = outputs
+                .iter()
+                .map(|(_, s)| s.get(1).copied().unwrap_or(-1))
+                .collect();
+            let known = |c: &[i64]| {
+                c.iter()
+                    .zip(CENTERFACE_CHANNELS)
+                    .all(|(&a, b)| a < 0 || a == b)
+            };
+            if outputs.len() != CENTERFACE_CHANNELS.len() || !known(&channels) {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, CenterFace has 4 (heatmap, scale, offset, landmarks: 1, 2, 2 and 10 channels)"
                 )));
             }
         }

@@ -50,7 +50,7 @@ RECORDS = ROOT / "assets" / "model-releases.json"
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements.txt"
 
 MECHANISMS = ("opset-upgrade", "ort-static-qdq")
-GATES = ("detector-same", "detector-int8", "embedder")
+GATES = ("detector-same", "detector-int8", "detector-recall", "embedder")
 # Per-channel QDQ writes DequantizeLinear's `axis`, which opset 13 introduced: quantising an
 # opset-11 file writes an invalid model (measured on SCRFD-2.5G), so upgrade first.
 QDQ_MIN_OPSET = 13
@@ -108,6 +108,8 @@ def load_forms(path: Path = FORMS) -> dict[str, dict]:
                     "input_shape", "size_budget", "gate"):
             if key not in entry:
                 raise BadInput(f"form {fid} has no {key}: {path}")
+        if entry["gate"] == "detector-recall" and "reference" not in entry:
+            raise BadInput(f"form {fid}: a detector-recall gate names its reference detector: {path}")
         if any(isinstance(v, float) for v in entry.values()):
             raise BadInput(f"form {fid}: no floats in a descriptor (it is hashed): {path}")
         forms[fid] = entry
@@ -281,6 +283,7 @@ def convert(p: Plan) -> Path:
     p.out.parent.mkdir(parents=True, exist_ok=True)
     if p.target["mechanism"] == "opset-upgrade":
         model = onnx.load(str(p.source_path))
+        model = fixed_input_shape(model, p.target["input_shape"])
         model = version_converter.convert_version(model, p.target["opset"])
         # The converter leaves ir_version where it was (7 for these files).
         model.ir_version = p.target.get("ir_version", model.ir_version)
@@ -290,6 +293,37 @@ def convert(p: Plan) -> Path:
         quantise(p, tmp)
     os.replace(tmp, p.out)
     return p.out
+
+
+def fixed_input_shape(model, shape: list[int]):
+    """The graph with its one data input at the descriptor's shape. An export fixed at another
+    size (CenterFace's is 10×3×32×32) gets the descriptor's, its outputs' shapes inferred again,
+    and the weights it lists as inputs (an IR 3 habit) or never uses dropped. A graph already at
+    that shape is returned untouched, so its conversion's bytes stay what they were."""
+    from onnx import shape_inference
+
+    weights = {w.name for w in model.graph.initializer}
+    data = [i for i in model.graph.input if i.name not in weights]
+    if len(data) != 1:
+        raise Failed(f"{len(data)} data inputs; a form has one")
+    dims = data[0].type.tensor_type.shape.dim
+    if [d.dim_value if d.HasField("dim_value") else -1 for d in dims] == list(shape):
+        return model
+    if len(dims) != len(shape):
+        raise Failed(f"input rank {len(dims)}, the descriptor's shape has {len(shape)}")
+    del model.graph.input[:]
+    model.graph.input.extend(data)
+    for d, v in zip(model.graph.input[0].type.tensor_type.shape.dim, shape):
+        d.Clear()
+        d.dim_value = v
+    for o in model.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    del model.graph.value_info[:]
+    used = {name for node in model.graph.node for name in node.input}
+    kept = [w for w in model.graph.initializer if w.name in used]
+    del model.graph.initializer[:]
+    model.graph.initializer.extend(kept)
+    return shape_inference.infer_shapes(model, strict_mode=True)
 
 
 # --- calibration -----------------------------------------------------------------------------
@@ -473,7 +507,17 @@ def check(p: Plan, artifact: Path, darkroom: Path | None, models: Path) -> dict[
 def gate_runtimes(target: dict) -> list[str]:
     # The f32 forms must make the same detections on both runtimes to replace the canonical
     # file; the int8 detector is offered on ONNX Runtime only (tract runs QDQ slower than f32).
-    return ["onnxruntime", "tract"] if target["gate"] == "detector-same" else ["onnxruntime"]
+    # A detector of another family (detector-recall) serves on every rung, tract's included.
+    both = target["gate"] in ("detector-same", "detector-recall")
+    return ["onnxruntime", "tract"] if both else ["onnxruntime"]
+
+
+def reference_of(p: Plan) -> str:
+    """What the gate holds the artifact to: its source, or for a detector of another family
+    (detector-recall) the installed detector it would stand in for, by model_id."""
+    if p.target["gate"] == "detector-recall":
+        return p.target["reference"]
+    return str(p.source_path)
 
 
 def parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path, out_dir: Path) -> tuple[dict, str]:
@@ -482,7 +526,7 @@ def parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path, 
     for runtime in gate_runtimes(p.target):
         report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
         code, out, err = run_darkroom(darkroom, [
-            "parity", "--reference", str(p.source_path), "--candidate", str(artifact),
+            "parity", "--reference", reference_of(p), "--candidate", str(artifact),
             "--as", p.target["model_id"], "--gate", p.target["gate"],
             "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
             "--models", str(models), "--json", "--out", str(report)], runtime)

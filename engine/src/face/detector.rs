@@ -1,4 +1,6 @@
-//! SCRFD: letterbox, run, decode the score/bbox/kps heads of each stride, NMS, map back.
+//! The face detectors: letterbox, run, decode, NMS, map back. SCRFD's score/bbox/kps heads per
+//! stride, or CenterFace's heatmap, sizes, offsets and landmarks on a quarter-size grid; which
+//! one is the card's output contract.
 
 use image::RgbImage;
 
@@ -20,10 +22,15 @@ pub struct Prepared {
 
 pub struct FaceDetector {
     session: ModelSession,
-    strides: Vec<u32>,
-    anchors: u32,
+    heads: Heads,
     score_threshold: f32,
     nms_iou: f32,
+}
+
+/// How the outputs are read.
+enum Heads {
+    Scrfd { strides: Vec<u32>, anchors: u32 },
+    CenterFace,
 }
 
 /// Which head an output is, from its last dimension.
@@ -34,25 +41,48 @@ enum Head {
     Kps,
 }
 
+/// CenterFace's grid is a quarter of its input.
+const CENTERFACE_STRIDE: f32 = 4.0;
+
+/// Candidate boxes before NMS, in the model input's pixels.
+#[derive(Default)]
+struct Candidates {
+    boxes: Vec<[f32; 4]>,
+    scores: Vec<f32>,
+    kps: Vec<[[f32; 2]; 5]>,
+}
+
 impl FaceDetector {
     pub fn new(session: ModelSession) -> Result<Self, EngineError> {
-        let OutputContract::ScrfdKps {
-            strides,
-            anchors_per_cell,
-            score_threshold,
-            nms_iou,
-        } = session.card.output.clone()
-        else {
-            return Err(EngineError::WrongRole {
-                model_id: session.model_id(),
-                wanted: crate::cards::Role::Detector,
-                actual: session.card.role,
-            });
+        let (heads, score_threshold, nms_iou) = match session.card.output.clone() {
+            OutputContract::ScrfdKps {
+                strides,
+                anchors_per_cell,
+                score_threshold,
+                nms_iou,
+            } => (
+                Heads::Scrfd {
+                    strides,
+                    anchors: anchors_per_cell,
+                },
+                score_threshold,
+                nms_iou,
+            ),
+            OutputContract::CenterFace {
+                score_threshold,
+                nms_iou,
+            } => (Heads::CenterFace, score_threshold, nms_iou),
+            _ => {
+                return Err(EngineError::WrongRole {
+                    model_id: session.model_id(),
+                    wanted: crate::cards::Role::Detector,
+                    actual: session.card.role,
+                });
+            }
         };
         Ok(FaceDetector {
             session,
-            strides,
-            anchors: anchors_per_cell,
+            heads,
             score_threshold,
             nms_iou,
         })
@@ -105,18 +135,51 @@ impl FaceDetector {
         outputs: &[Output],
         prepared: &Prepared,
     ) -> Result<Vec<Face>, EngineError> {
-        let (in_h, in_w) = self.session.card.input.hw();
-        let bad = |reason: String| EngineError::Inference {
+        let found = match &self.heads {
+            Heads::Scrfd { strides, anchors } => self.scrfd(outputs, strides, *anchors)?,
+            Heads::CenterFace => self.centerface(outputs)?,
+        };
+        let inv = 1.0 / prepared.scale;
+        let (w, h) = (prepared.width as f32, prepared.height as f32);
+        let faces = nms(&found.boxes, &found.scores, self.nms_iou)
+            .into_iter()
+            .map(|i| {
+                let b = found.boxes[i];
+                Face {
+                    bbox: [
+                        (b[0] * inv).clamp(0.0, w),
+                        (b[1] * inv).clamp(0.0, h),
+                        (b[2] * inv).clamp(0.0, w),
+                        (b[3] * inv).clamp(0.0, h),
+                    ],
+                    score: found.scores[i],
+                    landmarks: found.kps[i].map(|[x, y]| [x * inv, y * inv]),
+                    embedding: None,
+                }
+            })
+            .collect();
+        Ok(faces)
+    }
+
+    fn bad(&self, reason: String) -> EngineError {
+        EngineError::Inference {
             model_id: self.session.model_id(),
             reason,
-        };
-        let mut boxes: Vec<[f32; 4]> = Vec::new();
-        let mut scores: Vec<f32> = Vec::new();
-        let mut kps: Vec<[[f32; 2]; 5]> = Vec::new();
-        for &stride in &self.strides {
+        }
+    }
+
+    fn scrfd(
+        &self,
+        outputs: &[Output],
+        strides: &[u32],
+        anchors: u32,
+    ) -> Result<Candidates, EngineError> {
+        let (in_h, in_w) = self.session.card.input.hw();
+        let mut found = Candidates::default();
+        for &stride in strides {
             let fw = in_w / stride as usize;
             let fh = in_h / stride as usize;
-            let rows = fw * fh * self.anchors as usize;
+            let rows = fw * fh * anchors as usize;
             // Heads are found by shape, not name: re-exported SCRFDs carry numeric names.
             let head = |kind: Head| -> Result<&Output, EngineError> {
                 let width = match kind {
@@ -128,7 +191,7 @@ impl FaceDetector {
                     .iter()
                     .find(|o| o.data.len() == rows * width && o.shape.last() == Some(&width))
                     .ok_or_else(|| {
-                        bad(format!(
+                        self.bad(format!(
                             "no {width}-wide head with {rows} rows for stride {stride}"
                         ))
                     })
@@ -141,39 +204,74 @@ impl FaceDetector {
                 if sc < self.score_threshold {
                     continue;
                 }
-                let cell = row / self.anchors as usize;
+                let cell = row / anchors as usize;
                 let cx = (cell % fw) as f32 * s;
                 let cy = (cell / fw) as f32 * s;
                 let b = &bbox.data[row * 4..row * 4 + 4];
-                boxes.push([cx - b[0] * s, cy - b[1] * s, cx + b[2] * s, cy + b[3] * s]);
-                scores.push(sc);
+                found
+                    .boxes
+                    .push([cx - b[0] * s, cy - b[1] * s, cx + b[2] * s, cy + b[3] * s]);
+                found.scores.push(sc);
                 let k = &kp.data[row * 10..row * 10 + 10];
                 let mut pts = [[0.0f32; 2]; 5];
                 for (i, p) in pts.iter_mut().enumerate() {
                     *p = [cx + k[2 * i] * s, cy + k[2 * i + 1] * s];
                 }
-                kps.push(pts);
+                found.kps.push(pts);
             }
         }
-        let inv = 1.0 / prepared.scale;
-        let (w, h) = (prepared.width as f32, prepared.height as f32);
-        let faces = nms(&boxes, &scores, self.nms_iou)
+        Ok(found)
+    }
+
+    /// CenterFace's heads, as its authors' decoder reads them: a cell over the threshold is a
+    /// face centred at the cell plus its offset, sized by the exponent of its scale.
+    fn centerface(&self, outputs: &[Output]) -> Result<Candidates, EngineError> {
+        let (in_h, in_w) = self.session.card.input.hw();
+        let (gh, gw) = (in_h / 4, in_w / 4);
+        let cells = gh * gw;
+        let [heat, scale, offset, marks] = outputs else {
+            return Err(self.bad(format!("{} outputs, CenterFace has 4", outputs.len())));
+        };
+        for (o, channels) in [heat, scale, offset, marks]
             .into_iter()
-            .map(|i| {
-                let b = boxes[i];
-                Face {
-                    bbox: [
-                        (b[0] * inv).clamp(0.0, w),
-                        (b[1] * inv).clamp(0.0, h),
-                        (b[2] * inv).clamp(0.0, w),
-                        (b[3] * inv).clamp(0.0, h),
-                    ],
-                    score: scores[i],
-                    landmarks: kps[i].map(|[x, y]| [x * inv, y * inv]),
-                    embedding: None,
-                }
-            })
-            .collect();
-        Ok(faces)
+            .zip(crate::sessions::CENTERFACE_CHANNELS)
+        {
+            if o.data.len() != cells * channels as usize {
+                return Err(self.bad(format!(
+                    "output {} has {} values, a {gw}×{gh} grid of {channels} channels has {}",
+                    o.name,
+                    o.data.len(),
+                    cells * channels as usize
+                )));
+            }
+        }
+        let at = |o: &Output, channel: usize, cell: usize| o.data[channel * cells + cell];
+        let (w, h) = (in_w as f32, in_h as f32);
+        let mut found = Candidates::default();
+        for (cell, &score) in heat.data.iter().enumerate() {
+            if score <= self.score_threshold {
+                continue;
+            }
+            let (x, y) = ((cell % gw) as f32, (cell / gw) as f32);
+            let face_h = at(scale, 0, cell).exp() * CENTERFACE_STRIDE;
+            let face_w = at(scale, 1, cell).exp() * CENTERFACE_STRIDE;
+            let cy = (y + at(offset, 0, cell) + 0.5) * CENTERFACE_STRIDE;
+            let cx = (x + at(offset, 1, cell) + 0.5) * CENTERFACE_STRIDE;
+            let x0 = (cx - face_w / 2.0).clamp(0.0, w);
+            let y0 = (cy - face_h / 2.0).clamp(0.0, h);
+            found
+                .boxes
+                .push([x0, y0, (x0 + face_w).min(w), (y0 + face_h).min(h)]);
+            found.scores.push(score);
+            let mut pts = [[0.0f32; 2]; 5];
+            for (j, p) in pts.iter_mut().enumerate() {
+                *p = [
+                    at(marks, 2 * j + 1, cell) * face_w + x0,
+                    at(marks, 2 * j, cell) * face_h + y0,
+                ];
+            }
+            found.kps.push(pts);
+        }
+        Ok(found)
     }
 }

@@ -61,6 +61,9 @@ pub enum Gate {
     DetectorSame,
     /// ≥ 97% of the reference's faces above 40 px, misses not concentrated in one band.
     DetectorInt8,
+    /// The same rule for a detector of another family against the one it would stand in for
+    /// (CenterFace against SCRFD-2.5G): whatever the verdict, its recall is stated.
+    DetectorRecall,
     /// Cosine > 0.999 against the reference for 99.9% of faces.
     Embedder,
 }
@@ -279,7 +282,7 @@ pub fn verdict(gate: Gate, s: &Summary, rules: &Rules) -> Vec<String> {
                 ));
             }
         }
-        Gate::DetectorInt8 => {
+        Gate::DetectorInt8 | Gate::DetectorRecall => {
             let found = s.found_above_floor.unwrap_or(0.0);
             if found < rules.int8_found {
                 why.push(format!(
@@ -363,7 +366,7 @@ pub fn regressions(gate: Gate, now: &Summary, base: &Summary, rules: &Rules) -> 
                 ));
             }
         }
-        Gate::DetectorInt8 | Gate::DetectorSame => {
+        Gate::DetectorInt8 | Gate::DetectorRecall | Gate::DetectorSame => {
             let (a, b) = (
                 now.found_above_floor.unwrap_or(0.0),
                 base.found_above_floor.unwrap_or(0.0),
