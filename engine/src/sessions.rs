@@ -59,10 +59,10 @@ pub struct ModelSession {
     dynamic_batch: bool,
 }
 
-/// One output tensor, copied out of the runtime.
 /// CenterFace's outputs' channels, in their order: heatmap, scale, offset, landmarks.
 pub const CENTERFACE_CHANNELS: [i64; 4] = [1, 2, 2, 10];
 
+/// One output tensor, copied out of the runtime.
 #[derive(Debug, Clone)]
 pub struct Output {
     pub name: String,

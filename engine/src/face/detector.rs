@@ -42,7 +42,7 @@ enum Head {
 }
 
 /// CenterFace's grid is a quarter of its input.
-const CENTERFACE_STRIDE: f32 = 4.0;
+const CENTERFACE_STRIDE: usize = 4;
 
 /// Candidate boxes before NMS, in the model input's pixels.
 #[derive(Default)]
@@ -227,7 +227,8 @@ impl FaceDetector {
     /// face centred at the cell plus its offset, sized by the exponent of its scale.
     fn centerface(&self, outputs: &[Output]) -> Result<Candidates, EngineError> {
         let (in_h, in_w) = self.session.card.input.hw();
-        let (gh, gw) = (in_h / 4, in_w / 4);
+        let (gh, gw) = (in_h / CENTERFACE_STRIDE, in_w / CENTERFACE_STRIDE);
+        let stride = CENTERFACE_STRIDE as f32;
         let cells = gh * gw;
         let [heat, scale, offset, marks] = outputs else {
             return Err(self.bad(format!("{} outputs, CenterFace has 4", outputs.len())));
@@ -253,10 +254,10 @@ impl FaceDetector {
                 continue;
             }
             let (x, y) = ((cell % gw) as f32, (cell / gw) as f32);
-            let face_h = at(scale, 0, cell).exp() * CENTERFACE_STRIDE;
-            let face_w = at(scale, 1, cell).exp() * CENTERFACE_STRIDE;
-            let cy = (y + at(offset, 0, cell) + 0.5) * CENTERFACE_STRIDE;
-            let cx = (x + at(offset, 1, cell) + 0.5) * CENTERFACE_STRIDE;
+            let face_h = at(scale, 0, cell).exp() * stride;
+            let face_w = at(scale, 1, cell).exp() * stride;
+            let cy = (y + at(offset, 0, cell) + 0.5) * stride;
+            let cx = (x + at(offset, 1, cell) + 0.5) * stride;
             let x0 = (cx - face_w / 2.0).clamp(0.0, w);
             let y0 = (cy - face_h / 2.0).clamp(0.0, h);
             found
