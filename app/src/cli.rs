@@ -7,7 +7,8 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, decide, export, faces, index, ladder_worker, models, parity, probe, thumbnails,
+    backend, decide, export, faces, index, ladder_worker, models, parity, probe, subject,
+    thumbnails,
 };
 
 #[derive(Debug, Parser)]
@@ -45,6 +46,9 @@ pub enum Command {
     Faces(faces::Args),
     /// Index a folder: faces, eyes, focus, bursts and people, recorded in the catalog.
     Index(index::Args),
+    /// What each photo is of and whether it is in focus: the subject the installed segmenters
+    /// find, its sharpness inside and outside.
+    Subject(subject::Args),
     /// Record pick/reject, stars and colour labels in the catalog and the photos' XMP sidecars.
     Decide(decide::Args),
     /// Copy (or move) the picks, with their RAW/JPEG twin and sidecars, into a folder for the
@@ -102,6 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::LadderWorker { request } => Ok(ladder_worker::worker(&request)),
         Command::Faces(args) => faces::run(args),
         Command::Index(args) => index::run(args),
+        Command::Subject(args) => subject::run(args),
         Command::Decide(args) => decide::run(args),
         Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),

@@ -743,6 +743,8 @@ mod tests {
                 detector: "scrfd_2.5g".into(),
                 embedder: None,
                 eyes: None,
+                segmenter: None,
+                measures: crate::MEASURES,
             },
             backend: "tract".into(),
             width: 10,
@@ -751,6 +753,7 @@ mod tests {
             phash: 0,
             captured_at: None,
             faces: Vec::new(),
+            subject: None,
         };
         c.store_index(&photos[0], &index, &[]).expect("index");
         assert_eq!(c.import(&photos[0]).expect("import").decision, theirs());

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 3;
+const SCHEMA_VERSION: i32 = 4;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -47,7 +47,12 @@ CREATE TABLE IF NOT EXISTS indexed (
     sharpness REAL NOT NULL,
     phash INTEGER NOT NULL,
     captured_at REAL,
-    indexed_at INTEGER NOT NULL
+    indexed_at INTEGER NOT NULL,
+    -- Version 4: the segmenter(s) the subject came from (model_ids joined by '+', NULL when none
+    -- ran) and the version of the measures taken (subject focus, eye-level focus): a row with
+    -- the same file and face models but older measures is measured again, not indexed again.
+    segmenter TEXT,
+    measures INTEGER NOT NULL DEFAULT 1
 );
 CREATE TABLE IF NOT EXISTS faces (
     id INTEGER PRIMARY KEY,
@@ -63,10 +68,27 @@ CREATE TABLE IF NOT EXISTS faces (
     sharpness REAL NOT NULL,
     -- 1 closed, 0 open, NULL when no eye-state model ran.
     eyes_closed INTEGER,
-    person INTEGER
+    person INTEGER,
+    -- Version 4: the sharper eye's sharpness at the face's scale; NULL when the eyes are too
+    -- close together to judge.
+    eyes_sharpness REAL
 );
 CREATE INDEX IF NOT EXISTS faces_photo ON faces(photo);
 CREATE INDEX IF NOT EXISTS faces_person ON faces(person);
+-- Version 4: the photo's subject per segmenter: its mask at 1/8 of the analysis's size,
+-- bit-packed (least significant bit first, row after row), and the sharpness inside and outside.
+CREATE TABLE IF NOT EXISTS subjects (
+    photo INTEGER NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+    segmenter TEXT NOT NULL,
+    class TEXT,
+    score REAL NOT NULL,
+    mask_width INTEGER NOT NULL,
+    mask_height INTEGER NOT NULL,
+    mask BLOB NOT NULL,
+    sharpness REAL NOT NULL,
+    background REAL,
+    PRIMARY KEY (photo, segmenter)
+);
 -- People are per embedder: embeddings of two models are never compared.
 CREATE TABLE IF NOT EXISTS people (
     id INTEGER PRIMARY KEY,
@@ -233,6 +255,16 @@ impl Catalog {
                 "ALTER TABLE photos ADD COLUMN imported INTEGER NOT NULL DEFAULT 1;
                  UPDATE photos SET imported = 0
                  WHERE flag = 0 AND stars = 0 AND label IS NULL AND sidecar_pending = 0;",
+            )
+            .map_err(db)?;
+        }
+        if version < 4 && tx.prepare("SELECT measures FROM indexed LIMIT 0").is_err() {
+            // Rows indexed before version 4 keep their faces and people; their measures (1)
+            // say they lack the subject and eye-level focus, which the next index adds.
+            tx.execute_batch(
+                "ALTER TABLE indexed ADD COLUMN segmenter TEXT;
+                 ALTER TABLE indexed ADD COLUMN measures INTEGER NOT NULL DEFAULT 1;
+                 ALTER TABLE faces ADD COLUMN eyes_sharpness REAL;",
             )
             .map_err(db)?;
         }

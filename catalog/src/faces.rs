@@ -17,6 +17,53 @@ pub struct IndexStamp {
     pub detector: String,
     pub embedder: Option<String>,
     pub eyes: Option<String>,
+    /// The segmenter(s) the subject came from, model_ids joined by '+'; None when none ran.
+    pub segmenter: Option<String>,
+    /// The version of the measures taken ([`MEASURES`] when written by this build).
+    pub measures: u32,
+}
+
+/// The version of the measures the index takes beyond the face models' output: 1 before the
+/// subject and eye-level focus, 2 with them. A row with the same file and face models but an
+/// older version is measured again rather than indexed again.
+pub const MEASURES: u32 = 2;
+
+impl IndexStamp {
+    /// The same file and the same face models: what was detected, embedded and read still
+    /// stands, whatever else is measured.
+    pub fn same_faces(&self, other: &IndexStamp) -> bool {
+        (
+            self.size,
+            self.mtime_ns,
+            &self.detector,
+            &self.embedder,
+            &self.eyes,
+        ) == (
+            other.size,
+            other.mtime_ns,
+            &other.detector,
+            &other.embedder,
+            &other.eyes,
+        )
+    }
+}
+
+/// A photo's subject as one segmenter saw it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SubjectRow {
+    /// The model_id of the segmenter that found it.
+    pub segmenter: String,
+    /// The instance's class; None for a salient-object mask.
+    pub class: Option<String>,
+    pub score: f32,
+    pub mask_width: u32,
+    pub mask_height: u32,
+    /// Bit-packed, least significant bit first, row after row.
+    pub mask: Vec<u8>,
+    /// Sharpness inside the subject, on the photo's scale ([`PhotoIndex::sharpness`]'s).
+    pub sharpness: f32,
+    /// Sharpness outside it; None when too little of the photo is outside to measure.
+    pub background: Option<f32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +79,9 @@ pub struct FaceRow {
     /// None when no eye-state model ran.
     pub eyes_closed: Option<bool>,
     pub person: Option<i64>,
+    /// The sharper eye's sharpness on the face's scale ([`FaceRow::sharpness`]'s); None when
+    /// the eyes are too close together to judge.
+    pub eyes_sharpness: Option<f32>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -46,6 +96,16 @@ pub struct PhotoIndex {
     /// Seconds on the camera's clock (EXIF), if known.
     pub captured_at: Option<f64>,
     pub faces: Vec<FaceRow>,
+    pub subject: Option<SubjectRow>,
+}
+
+/// What a second look at an indexed photo measured (the faces' rows stay as they are).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Remeasured {
+    pub stamp: IndexStamp,
+    pub subject: Option<SubjectRow>,
+    /// Each face row's id and its eyes' sharpness.
+    pub eyes: Vec<(i64, Option<f32>)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -86,7 +146,37 @@ fn face_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FaceRow> {
         sharpness: r.get(8)?,
         eyes_closed: r.get::<_, Option<i64>>(9)?.map(|v| v != 0),
         person: r.get(10)?,
+        eyes_sharpness: r.get(11)?,
     })
+}
+
+/// Replace the photo's subject for its segmenter (and any other segmenter's: a photo has the
+/// subject its last index found).
+fn put_subject(
+    tx: &rusqlite::Transaction<'_>,
+    photo: i64,
+    subject: Option<&SubjectRow>,
+) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM subjects WHERE photo = ?1", params![photo])?;
+    if let Some(s) = subject {
+        tx.execute(
+            "INSERT INTO subjects (photo, segmenter, class, score, mask_width, mask_height, mask,
+                 sharpness, background)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            params![
+                photo,
+                s.segmenter,
+                s.class,
+                s.score,
+                s.mask_width,
+                s.mask_height,
+                s.mask,
+                s.sharpness,
+                s.background
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 impl Catalog {
@@ -94,7 +184,7 @@ impl Catalog {
     pub fn index_stamp(&self, photo: &Path) -> Result<Option<IndexStamp>, CatalogError> {
         self.conn
             .query_row(
-                "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes
+                "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.segmenter, i.measures
                  FROM indexed i JOIN photos p ON p.id = i.photo WHERE p.path = ?1",
                 params![path_key(photo)],
                 |r| {
@@ -104,6 +194,8 @@ impl Catalog {
                         detector: r.get(2)?,
                         embedder: r.get(3)?,
                         eyes: r.get(4)?,
+                        segmenter: r.get(5)?,
+                        measures: r.get::<_, i64>(6)?.max(0) as u32,
                     })
                 },
             )
@@ -139,8 +231,9 @@ impl Catalog {
         let s = &index.stamp;
         tx.execute(
             "INSERT OR REPLACE INTO indexed (photo, size, mtime_ns, detector, embedder, eyes,
-                 backend, width, height, sharpness, phash, captured_at, indexed_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                 backend, width, height, sharpness, phash, captured_at, indexed_at, segmenter,
+                 measures)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 id,
                 s.size as i64,
@@ -154,7 +247,9 @@ impl Catalog {
                 index.sharpness,
                 index.phash as i64,
                 index.captured_at,
-                now_s()
+                now_s(),
+                s.segmenter,
+                s.measures
             ],
         )
         .map_err(db)?;
@@ -165,8 +260,8 @@ impl Catalog {
             let lm: Vec<f32> = f.landmarks.iter().flatten().copied().collect();
             tx.execute(
                 "INSERT INTO faces (photo, x0, y0, x1, y1, score, landmarks, embedding, detector,
-                     embedder, sharpness, eyes_closed, person)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+                     embedder, sharpness, eyes_closed, person, eyes_sharpness)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
                 params![
                     id,
                     f.bbox[0],
@@ -180,12 +275,14 @@ impl Catalog {
                     f.embedding.as_ref().and(s.embedder.as_ref()),
                     f.sharpness,
                     f.eyes_closed.map(i64::from),
-                    f.person
+                    f.person,
+                    f.eyes_sharpness
                 ],
             )
             .map_err(db)?;
             ids.push(tx.last_insert_rowid());
         }
+        put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
         for p in people {
             // The name is the user's: an update from the index never touches it.
             tx.execute(
@@ -197,6 +294,49 @@ impl Catalog {
         }
         tx.commit().map_err(db)?;
         Ok(ids)
+    }
+
+    /// Record a second look at an indexed photo: its new stamp, its subject and its faces'
+    /// eye-level focus, in one transaction. Faces, people and decisions are left as they are.
+    /// False when the photo has no index row (nothing is written).
+    pub fn store_measures(
+        &mut self,
+        photo: &Path,
+        measured: &Remeasured,
+    ) -> Result<bool, CatalogError> {
+        let path = self.path.clone();
+        let db = |source| CatalogError::Db {
+            source,
+            path: path.clone(),
+        };
+        let tx = self.conn.transaction().map_err(db)?;
+        let id: Option<i64> = tx
+            .query_row(
+                "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id WHERE p.path = ?1",
+                params![path_key(photo)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        let Some(id) = id else {
+            return Ok(false);
+        };
+        let s = &measured.stamp;
+        tx.execute(
+            "UPDATE indexed SET segmenter = ?2, measures = ?3 WHERE photo = ?1",
+            params![id, s.segmenter, s.measures],
+        )
+        .map_err(db)?;
+        for (face, eyes) in &measured.eyes {
+            tx.execute(
+                "UPDATE faces SET eyes_sharpness = ?3 WHERE id = ?1 AND photo = ?2",
+                params![face, id, eyes],
+            )
+            .map_err(db)?;
+        }
+        put_subject(&tx, id, measured.subject.as_ref()).map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(true)
     }
 
     /// The photo's index, if it has one.
@@ -230,7 +370,8 @@ impl Catalog {
     ) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
         let sql = format!(
             "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
-                    i.width, i.height, i.sharpness, i.phash, i.captured_at
+                    i.width, i.height, i.sharpness, i.phash, i.captured_at, i.segmenter,
+                    i.measures
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
@@ -246,6 +387,8 @@ impl Catalog {
                             detector: r.get(4)?,
                             embedder: r.get(5)?,
                             eyes: r.get(6)?,
+                            segmenter: r.get(13)?,
+                            measures: r.get::<_, i64>(14)?.max(0) as u32,
                         },
                         backend: r.get(7)?,
                         width: r.get(8)?,
@@ -254,6 +397,7 @@ impl Catalog {
                         phash: r.get::<_, i64>(11)? as u64,
                         captured_at: r.get(12)?,
                         faces: Vec::new(),
+                        subject: None,
                     },
                 ))
             })
@@ -264,8 +408,16 @@ impl Catalog {
             .conn
             .prepare(
                 "SELECT id, x0, y0, x1, y1, score, landmarks, embedding, sharpness, eyes_closed,
-                        person
+                        person, eyes_sharpness
                  FROM faces WHERE photo = ?1 ORDER BY id",
+            )
+            .map_err(self.db())?;
+        let mut subjects = self
+            .conn
+            .prepare(
+                "SELECT segmenter, class, score, mask_width, mask_height, mask, sharpness,
+                        background
+                 FROM subjects WHERE photo = ?1",
             )
             .map_err(self.db())?;
         let mut out = Vec::with_capacity(rows.len());
@@ -275,6 +427,23 @@ impl Catalog {
                 .map_err(self.db())?
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(self.db())?;
+            if index.stamp.segmenter.is_some() {
+                index.subject = subjects
+                    .query_row(params![id], |r| {
+                        Ok(SubjectRow {
+                            segmenter: r.get(0)?,
+                            class: r.get(1)?,
+                            score: r.get(2)?,
+                            mask_width: r.get(3)?,
+                            mask_height: r.get(4)?,
+                            mask: r.get(5)?,
+                            sharpness: r.get(6)?,
+                            background: r.get(7)?,
+                        })
+                    })
+                    .optional()
+                    .map_err(self.db())?;
+            }
             out.push((path, index));
         }
         Ok(out)

@@ -131,11 +131,21 @@ pub enum OutputContract {
     Embedding { dim: usize },
     /// Logits over `classes`, in this order.
     Classes { classes: Classes },
-    /// YOLO segmentation: boxes + class scores + mask coefficients, and prototype masks.
+    /// YOLO segmentation: boxes + class scores + mask coefficients, and prototype masks. Either
+    /// YOLOv8/11's `[1, 4 + classes + mask_protos, anchors]` (centre and size, before NMS) or an
+    /// end-to-end export's `[1, detections, 6 + mask_protos]` (corners, score, class); the
+    /// prototypes are `[1, mask_protos, H/4, W/4]`.
     YoloSeg {
         classes: Classes,
         mask_protos: usize,
+        score_threshold: f32,
+        nms_iou: f32,
+        /// An instance's pixels: sigmoid(coefficients · prototypes) above this.
+        mask_threshold: f32,
     },
+    /// Salient-object maps (U²-Net): `maps` outputs of `[1, 1, H, W]` probabilities, the first
+    /// the fused one that is read; the subject is where it is above `mask_threshold`.
+    Salient { maps: usize, mask_threshold: f32 },
     /// Per-pixel logits over `classes`.
     Semantic { classes: Classes },
 }
@@ -371,7 +381,8 @@ impl ModelCard {
             | OutputContract::Semantic { classes } => Some(classes),
             OutputContract::ScrfdKps { .. }
             | OutputContract::CenterFace { .. }
-            | OutputContract::Embedding { .. } => None,
+            | OutputContract::Embedding { .. }
+            | OutputContract::Salient { .. } => None,
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod runtime;
 pub mod sessions;
 pub mod settings;
 pub mod store;
+pub mod subject;
 mod sys;
 pub mod tuning;
 

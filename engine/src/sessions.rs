@@ -535,6 +535,16 @@ fn check_contract(
                 )));
             }
         }
+        OutputContract::Salient { maps, .. } => {
+            let one_channel = outputs
+                .iter()
+                .all(|(_, s)| s.get(1).is_none_or(|&c| c < 0 || c == 1));
+            if outputs.len() != *maps || !one_channel {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, a salient-object segmenter has {maps} maps of one channel"
+                )));
+            }
+        }
         OutputContract::Semantic { .. } => {
             if outputs.is_empty() {
                 return Err(mismatch("no outputs".to_owned()));

@@ -12,6 +12,8 @@ pub struct FaceAt {
     pub center: (f32, f32),
     pub sharpness: f32,
     pub eyes_closed: Option<bool>,
+    /// Its eyes softer than the face: sharp elsewhere, not where it matters.
+    pub eyes_soft: bool,
 }
 
 /// A face without a person id joins a row whose last face was at most this far away (a share
@@ -75,8 +77,8 @@ fn distance(a: (f32, f32), b: (f32, f32)) -> f32 {
     (a.0 - b.0).hypot(a.1 - b.1)
 }
 
-/// The frames where everyone the frames show is in it, sharp (at least `sharp`) and with
-/// open eyes: the answer the grid exists for. Indices into `frames`.
+/// The frames where everyone the frames show is in it, sharp (at least `sharp`), with open
+/// eyes in focus: the answer the grid exists for. Indices into `frames`.
 pub fn everyone_good(frames: &[Vec<FaceAt>], rows: &[Row], sharp: f32) -> Vec<usize> {
     (0..frames.len())
         .filter(|&k| {
@@ -84,7 +86,7 @@ pub fn everyone_good(frames: &[Vec<FaceAt>], rows: &[Row], sharp: f32) -> Vec<us
                 && rows.iter().all(|r| {
                     r.faces[k].is_some_and(|i| {
                         let f = &frames[k][i];
-                        f.sharpness >= sharp && f.eyes_closed != Some(true)
+                        f.sharpness >= sharp && f.eyes_closed != Some(true) && !f.eyes_soft
                     })
                 })
         })
@@ -101,6 +103,7 @@ mod tests {
             center: (x, 0.4),
             sharpness,
             eyes_closed: Some(closed),
+            eyes_soft: false,
         }
     }
 
@@ -131,6 +134,10 @@ mod tests {
         assert_eq!(everyone_good(&frames, &rows, 40.0), Vec::<usize>::new());
         let two = &rows[..2];
         assert_eq!(everyone_good(&frames, two, 40.0), vec![1]);
+        // Sharp, eyes open, but focused past the eyes: not the one either.
+        let mut missed = frames.clone();
+        missed[1][0].eyes_soft = true;
+        assert_eq!(everyone_good(&missed, two, 40.0), Vec::<usize>::new());
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What the index rows say about each photo of a folder, for the grid and the command line:
 //! sharpness and the blurry flag, faces and closed eyes, the burst it belongs to (its place in
-//! it) and whether it is the burst's suggested keeper.
+//! it) and whether it is the burst's suggested keeper; the subject's focus and the eyes'.
 
 use std::path::PathBuf;
 
@@ -35,6 +35,32 @@ pub struct PhotoAnalysis {
     /// width and height, so any rendition of the photo can show it.
     pub people: Vec<(Option<i64>, [f32; 4])>,
     pub burst: Option<BurstPlace>,
+    /// The subject's focus, where a segmenter found one.
+    pub subject: Option<SubjectFocus>,
+    /// Some face whose eyes could be judged has them softer than the rest of the face.
+    pub eyes_soft: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SubjectFocus {
+    /// The instance's class; None for the salient object.
+    pub class: Option<String>,
+    pub sharpness: f32,
+    pub background: Option<f32>,
+    /// Softer than [`Thresholds::subject_soft_below`], or than its background by
+    /// [`Thresholds::subject_to_background_at_least`].
+    pub soft: bool,
+}
+
+/// Whether a subject of `sharpness` before a background of `background` is soft.
+pub fn subject_soft(sharpness: f32, background: Option<f32>, t: &Thresholds) -> bool {
+    sharpness < t.subject_soft_below
+        || background.is_some_and(|b| sharpness < t.subject_to_background_at_least * b)
+}
+
+/// Whether eyes of `eyes` sharpness in a face of `face` sharpness are soft.
+pub fn eyes_soft(eyes: Option<f32>, face: f32, t: &Thresholds) -> bool {
+    eyes.is_some_and(|e| e < t.eyes_to_face_at_least * face)
 }
 
 /// Every indexed photo's analysis, in the order given.
@@ -89,6 +115,16 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 })
                 .collect(),
             burst,
+            subject: i.subject.as_ref().map(|s| SubjectFocus {
+                class: s.class.clone(),
+                sharpness: s.sharpness,
+                background: s.background,
+                soft: subject_soft(s.sharpness, s.background, thresholds),
+            }),
+            eyes_soft: i
+                .faces
+                .iter()
+                .any(|f| eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)),
         })
         .collect()
 }

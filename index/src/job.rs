@@ -14,13 +14,16 @@ use std::sync::mpsc::sync_channel;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use darkroom_catalog::{Catalog, CatalogError, FaceRow, IndexStamp, PersonRow, PhotoIndex};
+use darkroom_catalog::{
+    Catalog, CatalogError, FaceRow, IndexStamp, MEASURES, PersonRow, PhotoIndex, Remeasured,
+};
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder, eye_distance};
 use darkroom_library::working::{self, Working};
 use serde::{Deserialize, Serialize};
 
 use crate::bursts::BurstRules;
 use crate::people::{People, Person};
+use crate::subject::{self, Segmenters};
 use crate::{focus, luma, phash};
 
 /// The numbers the job and what is derived from it decide by, as data (Settings edits some).
@@ -35,7 +38,30 @@ pub struct Thresholds {
     /// Eyes closer together than this many pixels (of the analysed image) are too small to
     /// judge: the face's eye state is left unknown rather than guessed.
     pub eyes_min_distance_px: f32,
+    /// A subject whose sharpness is below this is "soft" whatever its background.
+    #[serde(default = "default_subject_soft_below")]
+    pub subject_soft_below: f32,
+    /// A subject less sharp than this share of its background is "soft": the focus went past
+    /// or short of it.
+    #[serde(default = "default_subject_to_background")]
+    pub subject_to_background_at_least: f32,
+    /// Eyes less sharp than this share of their face are "soft": the focus is on the nose,
+    /// the ears or the hair.
+    #[serde(default = "default_eyes_to_face")]
+    pub eyes_to_face_at_least: f32,
     pub bursts: BurstRules,
+}
+
+fn default_subject_soft_below() -> f32 {
+    Thresholds::default().subject_soft_below
+}
+
+fn default_subject_to_background() -> f32 {
+    Thresholds::default().subject_to_background_at_least
+}
+
+fn default_eyes_to_face() -> f32 {
+    Thresholds::default().eyes_to_face_at_least
 }
 
 impl Default for Thresholds {
@@ -45,6 +71,9 @@ impl Default for Thresholds {
             blurry_below: 40.0,
             eyes_open_at_least: 0.5,
             eyes_min_distance_px: 16.0,
+            subject_soft_below: 40.0,
+            subject_to_background_at_least: 0.5,
+            eyes_to_face_at_least: 0.7,
             bursts: BurstRules::default(),
         }
     }
@@ -55,6 +84,8 @@ pub struct Models {
     pub detector: FaceDetector,
     pub embedder: Option<FaceEmbedder>,
     pub eyes: Option<EyeClassifier>,
+    /// What finds the subject; with neither, a photo is judged on the whole frame alone.
+    pub segmenters: Segmenters,
 }
 
 #[derive(Debug, Clone)]
@@ -150,6 +181,9 @@ pub struct StageTimes {
     pub detect_ms: f64,
     pub embed_ms: f64,
     pub eyes_ms: f64,
+    /// Finding the subject and measuring it.
+    #[serde(default)]
+    pub segment_ms: f64,
     pub store_ms: f64,
 }
 
@@ -158,6 +192,9 @@ pub struct Summary {
     pub photos: usize,
     pub indexed: usize,
     pub skipped: usize,
+    /// Photos indexed before with the same faces' models whose newer measures (subject,
+    /// eye-level focus) were taken without detecting again.
+    pub remeasured: usize,
     pub failed: Vec<(PathBuf, String)>,
     pub faces: usize,
     pub cancelled: bool,
@@ -165,6 +202,7 @@ pub struct Summary {
     pub detector: String,
     pub embedder: Option<String>,
     pub eyes: Option<String>,
+    pub segmenter: Option<String>,
     pub seconds: f64,
     pub stages: StageTimes,
 }
@@ -175,11 +213,21 @@ pub enum IndexError {
     Catalog(#[from] CatalogError),
 }
 
+/// What a photo needs: everything, or only the measures added since it was indexed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    Index,
+    Measure,
+}
+
 /// A photo ready for inference.
 struct Decoded {
     path: PathBuf,
+    pass: Pass,
     stamp: (u64, i64),
     work: Working,
+    /// Its luma at [`focus::PHOTO_SIDE`]: the scale of the photo's measures.
+    luma: image::GrayImage,
     sharpness: f32,
     phash: u64,
     decode_ms: f64,
@@ -196,17 +244,20 @@ fn file_stamp(path: &Path) -> Result<(u64, i64), String> {
     Ok((meta.len(), mtime))
 }
 
-fn decode(path: &Path, work_side: u32) -> Result<Decoded, String> {
+fn decode(path: &Path, pass: Pass, work_side: u32) -> Result<Decoded, String> {
     let started = Instant::now();
     let stamp = file_stamp(path)?;
     let work = working::load(path, work_side).map_err(|e| e.cause())?;
-    let luma = luma::of(&work.image);
-    let sharpness = focus::photo_luma(&luma);
-    let phash = phash::hash_luma(&luma);
+    let full_luma = luma::of(&work.image);
+    let phash = phash::hash_luma(&full_luma);
+    let luma = focus::at_photo_side(&full_luma);
+    let sharpness = focus::laplacian_variance(&luma);
     Ok(Decoded {
         path: path.to_path_buf(),
+        pass,
         stamp,
         work,
+        luma,
         sharpness,
         phash,
         decode_ms: started.elapsed().as_secs_f64() * 1e3,
@@ -327,10 +378,12 @@ pub fn run(
     let detector_id = models.detector.model_id();
     let embedder_id = models.embedder.as_ref().map(FaceEmbedder::model_id);
     let eyes_id = models.eyes.as_ref().map(EyeClassifier::model_id);
+    let segmenter_id = models.segmenters.id();
     let mut summary = Summary {
         photos: config.photos.len(),
         indexed: 0,
         skipped: 0,
+        remeasured: 0,
         failed: Vec::new(),
         faces: 0,
         cancelled: false,
@@ -338,6 +391,7 @@ pub fn run(
         detector: detector_id.clone(),
         embedder: embedder_id.clone(),
         eyes: eyes_id.clone(),
+        segmenter: segmenter_id.clone(),
         seconds: 0.0,
         stages: StageTimes::default(),
     };
@@ -347,17 +401,21 @@ pub fn run(
         detector: detector_id.clone(),
         embedder: embedder_id.clone(),
         eyes: eyes_id.clone(),
+        segmenter: segmenter_id.clone(),
+        measures: MEASURES,
     };
 
-    // Resume: what is indexed with this file and these models already is done.
-    let mut todo = Vec::new();
+    // Resume: what is indexed with this file and these models already is done; what has the
+    // same faces but older measures (or another segmenter) is only measured again.
+    let mut todo: Vec<(PathBuf, Pass)> = Vec::new();
     for path in &config.photos {
         match file_stamp(path) {
             Ok((size, mtime)) => {
-                if catalog.index_stamp(path)? == Some(stamp_for(size, mtime)) {
-                    summary.skipped += 1;
-                } else {
-                    todo.push(path.clone());
+                let want = stamp_for(size, mtime);
+                match catalog.index_stamp(path)? {
+                    Some(had) if had == want => summary.skipped += 1,
+                    Some(had) if had.same_faces(&want) => todo.push((path.clone(), Pass::Measure)),
+                    _ => todo.push((path.clone(), Pass::Index)),
                 }
             }
             Err(error) => {
@@ -412,8 +470,11 @@ pub fn run(
                     let nothing_left = || next.load(Ordering::Relaxed) >= todo.len();
                     while control.proceed() && gate.admit(n, control, &nothing_left) {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(path) = todo.get(i) else { break };
-                        let item = decode(path, config.work_side).map_err(|e| (path.clone(), e));
+                        let Some((path, pass)) = todo.get(i) else {
+                            break;
+                        };
+                        let item =
+                            decode(path, *pass, config.work_side).map_err(|e| (path.clone(), e));
                         if tx.send(item).is_err() {
                             break;
                         }
@@ -432,7 +493,7 @@ pub fn run(
                 "cannot start a decode thread: {}",
                 spawn_error.take().unwrap_or_default()
             );
-            for path in &todo {
+            for (path, _) in &todo {
                 on_event(Event::Failed {
                     path: path.clone(),
                     error: error.clone(),
@@ -462,6 +523,33 @@ pub fn run(
                     });
                     summary.failed.push((path, error));
                 }
+                Ok(d) if d.pass == Pass::Measure => {
+                    summary.stages.decode_ms += d.decode_ms;
+                    let stamp = stamp_for(d.stamp.0, d.stamp.1);
+                    match remeasure(
+                        &d,
+                        stamp,
+                        models,
+                        catalog,
+                        &config.thresholds,
+                        &mut summary.stages,
+                    ) {
+                        Ok(faces) => {
+                            summary.remeasured += 1;
+                            on_event(Event::Indexed {
+                                path: d.path.clone(),
+                                faces,
+                            });
+                        }
+                        Err(error) => {
+                            on_event(Event::Failed {
+                                path: d.path.clone(),
+                                error: error.clone(),
+                            });
+                            summary.failed.push((d.path.clone(), error));
+                        }
+                    }
+                }
                 Ok(d) => {
                     summary.stages.decode_ms += d.decode_ms;
                     match infer(
@@ -471,7 +559,7 @@ pub fn run(
                         &config.thresholds,
                         &mut summary.stages,
                     ) {
-                        Ok((faces, changed)) => {
+                        Ok((faces, subject, changed)) => {
                             let index = PhotoIndex {
                                 stamp: stamp_for(d.stamp.0, d.stamp.1),
                                 backend: config.backend.clone(),
@@ -481,6 +569,7 @@ pub fn run(
                                 phash: d.phash,
                                 captured_at: d.work.captured_at,
                                 faces,
+                                subject,
                             };
                             let t = Instant::now();
                             catalog.store_index(&d.path, &index, &changed)?;
@@ -529,14 +618,94 @@ pub fn run(
     Ok(summary)
 }
 
-/// Faces of one decoded photo, in full-size pixels, and the people whose centre moved.
+/// The subject of one decoded photo and its focus, if a segmenter runs and finds one.
+fn find_subject(
+    d: &Decoded,
+    segmenters: &mut Segmenters,
+    stages: &mut StageTimes,
+) -> Result<Option<darkroom_catalog::SubjectRow>, String> {
+    if segmenters.id().is_none() {
+        return Ok(None);
+    }
+    let t = Instant::now();
+    let (w, h) = d.luma.dimensions();
+    let found = segmenters.find(&d.work.image, w, h)?;
+    let row = found.and_then(|s| subject::row(&s, &d.luma));
+    stages.segment_ms += ms(t);
+    Ok(row)
+}
+
+/// The sharper eye's sharpness of a face at `bbox` with `landmarks` (in `img`'s pixels), where
+/// its eyes are far enough apart to judge.
+fn eye_focus(
+    img: &image::RgbImage,
+    bbox: [f32; 4],
+    landmarks: &[[f32; 2]; 5],
+    thresholds: &Thresholds,
+) -> Option<f32> {
+    (eye_distance(landmarks) >= thresholds.eyes_min_distance_px)
+        .then(|| focus::eyes(img, bbox, landmarks))
+        .flatten()
+}
+
+/// A photo indexed before with the same faces' models: its subject and its faces' eye-level
+/// focus from the stored landmarks, recorded without touching faces or people. Returns how
+/// many faces it has.
+fn remeasure(
+    d: &Decoded,
+    stamp: IndexStamp,
+    models: &mut Models,
+    catalog: &mut Catalog,
+    thresholds: &Thresholds,
+    stages: &mut StageTimes,
+) -> Result<usize, String> {
+    let stored = catalog
+        .photo_index(&d.path)
+        .map_err(|e| e.to_string())?
+        .ok_or("its index row is gone")?;
+    let subject = find_subject(d, &mut models.segmenters, stages)?;
+    // Stored boxes are in full-size pixels; the decode is smaller.
+    let k = d.work.scale_to_full();
+    let eyes = stored
+        .faces
+        .iter()
+        .map(|f| {
+            let bbox = f.bbox.map(|v| v / k);
+            let landmarks = f.landmarks.map(|[x, y]| [x / k, y / k]);
+            (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
+        })
+        .collect();
+    let t = Instant::now();
+    catalog
+        .store_measures(
+            &d.path,
+            &Remeasured {
+                stamp,
+                subject,
+                eyes,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    stages.store_ms += ms(t);
+    Ok(stored.faces.len())
+}
+
+/// A photo's row parts from inference: its faces, its subject, and the people who moved.
+type Inferred = (
+    Vec<FaceRow>,
+    Option<darkroom_catalog::SubjectRow>,
+    Vec<PersonRow>,
+);
+
+/// Faces of one decoded photo, in full-size pixels, its subject, and the people whose centre
+/// moved.
 fn infer(
     d: &Decoded,
     models: &mut Models,
     mut people: Option<&mut People>,
     thresholds: &Thresholds,
     stages: &mut StageTimes,
-) -> Result<(Vec<FaceRow>, Vec<PersonRow>), String> {
+) -> Result<Inferred, String> {
     let img = &d.work.image;
     let k = d.work.scale_to_full();
     let t = Instant::now();
@@ -593,8 +762,10 @@ fn infer(
             sharpness: focus::face(img, face.bbox),
             eyes_closed,
             person,
+            eyes_sharpness: eye_focus(img, face.bbox, &face.landmarks, thresholds),
         });
     }
+    let subject = find_subject(d, &mut models.segmenters, stages)?;
     let changed = match people {
         Some(p) => p
             .people
@@ -610,7 +781,7 @@ fn infer(
             .collect(),
         None => Vec::new(),
     };
-    Ok((rows, changed))
+    Ok((rows, subject, changed))
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod models;
 pub mod people;
 pub mod phash;
 pub mod proposal;
+pub mod subject;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};

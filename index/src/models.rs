@@ -3,10 +3,13 @@
 
 use std::path::PathBuf;
 
+use darkroom_engine::cards::OutputContract;
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::subject::{InstanceSegmenter, SalientSegmenter};
 use darkroom_engine::{EngineError, JobPin, ModelStore, Role, Sessions};
 
 use crate::job::Models;
+use crate::subject::Segmenters;
 
 /// The detector a job uses when none is named (the "Balanced" tier).
 pub const DEFAULT_DETECTOR: &str = "scrfd_2.5g";
@@ -86,5 +89,31 @@ pub fn open_models(
         detector,
         embedder,
         eyes,
+        segmenters: open_segmenters(sessions, pin)?,
     })
+}
+
+/// The installed segmenters, from the pin: the first instance segmenter (a YOLO-seg the user
+/// brought) and the first salient-object one (U²-Netp), each where present.
+pub fn open_segmenters(sessions: &Sessions, pin: &JobPin) -> Result<Segmenters, OpenError> {
+    let store = sessions.store();
+    let present = |instances: bool| {
+        store
+            .cards()
+            .by_role(Role::Segmenter)
+            .filter(|c| matches!(c.output, OutputContract::YoloSeg { .. }) == instances)
+            .find(|c| store.is_present(c))
+            .cloned()
+    };
+    let mut segmenters = Segmenters::default();
+    if let Some(card) = present(true) {
+        let classes = store.cards().classes(&card).unwrap_or_default();
+        let session = pin.open(sessions, &card.model_id(), Role::Segmenter)?;
+        segmenters.instances = Some(InstanceSegmenter::new(session, classes)?);
+    }
+    if let Some(card) = present(false) {
+        let session = pin.open(sessions, &card.model_id(), Role::Segmenter)?;
+        segmenters.salient = Some(SalientSegmenter::new(session)?);
+    }
+    Ok(segmenters)
 }

@@ -2,8 +2,9 @@
 //! photographer to review and then apply or discard. It only proposes: nothing here writes a
 //! decision, and a photo the photographer already decided is never given one.
 //!
-//! Per photo, in order: too blurry for the strictness, or eyes closed where the strictness
-//! rejects them → reject. Per burst: the photographer's own picks there are its keepers;
+//! Per photo, in order: too blurry for the strictness, eyes closed, a photo without faces whose
+//! subject is soft, or eyes softer than their face, each where the strictness rejects it →
+//! reject. Per burst: the photographer's own picks there are its keepers;
 //! without one, the best `keep_per_burst` frames that were not rejected (eyes open, then
 //! sharpest, then most faces, as `bursts::suggest` ranks them) → pick, and where the
 //! strictness says so the burst's other frames → reject. A burst whose every frame failed
@@ -30,6 +31,10 @@ pub struct StrictnessRules {
     /// Reject below this multiple of the blurry threshold.
     pub blurry_factor: f32,
     pub reject_eyes_closed: bool,
+    /// Reject a photo without faces whose subject is soft.
+    pub reject_subject_soft: bool,
+    /// Reject a photo where a face's eyes are softer than the face.
+    pub reject_eyes_soft: bool,
     /// Reject a burst's frames other than its keepers.
     pub reject_burst_others: bool,
     /// A burst whose every frame was rejected keeps its best one.
@@ -42,6 +47,8 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         name: "Lenient",
         blurry_factor: 0.5,
         reject_eyes_closed: false,
+        reject_subject_soft: false,
+        reject_eyes_soft: false,
         reject_burst_others: false,
         keep_best_of_failed_burst: true,
     },
@@ -50,6 +57,8 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         name: "Balanced",
         blurry_factor: 1.0,
         reject_eyes_closed: true,
+        reject_subject_soft: true,
+        reject_eyes_soft: false,
         reject_burst_others: true,
         keep_best_of_failed_burst: true,
     },
@@ -58,6 +67,8 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         name: "Strict",
         blurry_factor: 1.5,
         reject_eyes_closed: true,
+        reject_subject_soft: true,
+        reject_eyes_soft: true,
         reject_burst_others: true,
         keep_best_of_failed_burst: false,
     },
@@ -105,6 +116,10 @@ pub enum Reason {
     BurstOther,
     Blurry,
     EyesClosed,
+    /// No face, and its subject is softer than the photo allows.
+    SubjectSoft,
+    /// A face's eyes are softer than the face: the focus missed them.
+    EyesSoft,
 }
 
 impl Reason {
@@ -115,6 +130,8 @@ impl Reason {
             Reason::BurstOther => "burst has better",
             Reason::Blurry => "blurry",
             Reason::EyesClosed => "eyes closed",
+            Reason::SubjectSoft => "subject soft",
+            Reason::EyesSoft => "eyes soft",
         }
     }
 }
@@ -153,6 +170,13 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                 Reason::Blurry
             } else if strict.reject_eyes_closed && a.eyes_closed {
                 Reason::EyesClosed
+            } else if strict.reject_subject_soft
+                && a.faces == 0
+                && a.subject.as_ref().is_some_and(|s| s.soft)
+            {
+                Reason::SubjectSoft
+            } else if strict.reject_eyes_soft && a.eyes_soft {
+                Reason::EyesSoft
             } else {
                 return None;
             };
@@ -268,6 +292,8 @@ mod tests {
                 size: 3,
                 suggested: false,
             }),
+            subject: None,
+            eyes_soft: false,
         }
     }
 
@@ -392,5 +418,43 @@ mod tests {
             assert_eq!(r.strictness.rules(), r);
         }
         assert_eq!(Strictness::from_name("nope"), None);
+    }
+
+    #[test]
+    fn a_soft_subject_without_faces_and_soft_eyes_are_rejected_as_the_strictness_says() {
+        let soft_subject = |faces: usize| PhotoAnalysis {
+            faces,
+            subject: Some(crate::analysis::SubjectFocus {
+                class: None,
+                sharpness: 20.0,
+                background: Some(300.0),
+                soft: true,
+            }),
+            ..photo(200.0, false, None)
+        };
+        let soft_eyes = PhotoAnalysis {
+            eyes_soft: true,
+            ..photo(200.0, false, None)
+        };
+        let photos = [soft_subject(0), soft_subject(1), soft_eyes];
+        let none = [
+            Decision::default(),
+            Decision::default(),
+            Decision::default(),
+        ];
+        let reject = |r| Some((Flag::Reject, r));
+        assert_eq!(
+            run(&photos, &none, &rules(Strictness::Lenient)),
+            vec![None, None, None]
+        );
+        assert_eq!(
+            run(&photos, &none, &rules(Strictness::Balanced)),
+            vec![reject(Reason::SubjectSoft), None, None],
+            "a face's own measures judge a photo with faces"
+        );
+        assert_eq!(
+            run(&photos, &none, &rules(Strictness::Strict)),
+            vec![reject(Reason::SubjectSoft), None, reject(Reason::EyesSoft)]
+        );
     }
 }

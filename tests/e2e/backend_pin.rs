@@ -233,6 +233,7 @@ fn an_index_job_keeps_its_backend_when_engines_land_mid_job() {
             .expect("contract"),
         ),
         eyes: None,
+        segmenters: Default::default(),
     };
     let folder = dir.path().join("shoot");
     std::fs::create_dir_all(&folder).expect("mkdir");

@@ -158,6 +158,7 @@ fn index_rows(dir: &Path, folder: &Path) {
                 sharpness,
                 eyes_closed: Some(closed),
                 person: None,
+                eyes_sharpness: None,
             })
             .into_iter()
             .collect();
@@ -168,6 +169,8 @@ fn index_rows(dir: &Path, folder: &Path) {
                 detector: "scrfd_2.5g".into(),
                 embedder: None,
                 eyes: Some("fr_eye".into()),
+                segmenter: None,
+                measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),
             width: 512,
@@ -176,6 +179,7 @@ fn index_rows(dir: &Path, folder: &Path) {
             phash,
             captured_at: Some(at),
             faces,
+            subject: None,
         };
         c.store_index(&path, &index, &[]).expect("store");
     }

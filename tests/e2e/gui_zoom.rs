@@ -55,6 +55,8 @@ fn index_row(dir: &Path, path: &Path) {
             detector: "scrfd_2.5g".into(),
             embedder: None,
             eyes: Some("fr_eye".into()),
+            segmenter: None,
+            measures: darkroom_catalog::MEASURES,
         },
         backend: "CPU · ONNX Runtime 1.31.1".into(),
         width: BIG.0,
@@ -71,7 +73,9 @@ fn index_row(dir: &Path, path: &Path) {
             sharpness: 80.0,
             eyes_closed: Some(false),
             person: None,
+            eyes_sharpness: None,
         }],
+        subject: None,
     };
     c.store_index(path, &index, &[]).expect("store");
 }
@@ -341,6 +345,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 sharpness,
                 eyes_closed: Some(closed),
                 person: Some(p as i64 + 1),
+                eyes_sharpness: None,
             })
             .collect();
         let index = PhotoIndex {
@@ -350,6 +355,8 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 detector: "scrfd_2.5g".into(),
                 embedder: Some("fr_feature".into()),
                 eyes: Some("fr_eye".into()),
+                segmenter: None,
+                measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),
             width: 3000,
@@ -359,6 +366,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
             phash: 0x0F0F_0F0F_0F0F_0F0F ^ k as u64,
             captured_at: Some(100.0 + 0.5 * k as f64),
             faces,
+            subject: None,
         };
         c.store_index(path, &index, &[]).expect("store");
     }

@@ -239,3 +239,103 @@ fn the_window_s_detector_and_blurry_threshold_hold_for_the_command() {
     ));
     assert_eq!(report["model_ids"]["detector"], "scrfd_2.5g");
 }
+
+/// A catalog indexed before the subject and eye-level measures existed (schema 3: no
+/// `subjects`, no segmenter or measures on `indexed`, no eye focus on `faces`) opens, and the
+/// next index only measures what is new: faces, embeddings and people stay the rows they were.
+#[test]
+fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
+    const SOME: &[&str] = &[
+        "astronaut.png",
+        "grace_hopper.jpg",
+        "rocket.jpg",
+        "chelsea.png",
+    ];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, SOME);
+    let first = index(dir.path(), &folder);
+    assert_eq!(first["indexed"], SOME.len(), "{first}");
+    assert_eq!(first["model_ids"]["segmenter"], "u2netp");
+    let db = dir.path().join("catalog.sqlite");
+    let faces_of = || -> Vec<(i64, Vec<u8>, Option<i64>)> {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        let mut stmt = conn
+            .prepare("SELECT id, embedding, person FROM faces ORDER BY id")
+            .expect("query");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("faces")
+    };
+    let faces_before = faces_of();
+    assert_eq!(
+        faces_before.len(),
+        2,
+        "the astronaut's and Grace Hopper's faces"
+    );
+    // Take the catalog back to what version 3 wrote.
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        // Version 3's own tables (SQLite cannot drop a column its schema text ends with).
+        conn.execute_batch(
+            "DROP TABLE subjects;
+             CREATE TABLE indexed_v3 (
+                 photo INTEGER PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+                 size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, detector TEXT NOT NULL,
+                 embedder TEXT, eyes TEXT, backend TEXT NOT NULL, width INTEGER NOT NULL,
+                 height INTEGER NOT NULL, sharpness REAL NOT NULL, phash INTEGER NOT NULL,
+                 captured_at REAL, indexed_at INTEGER NOT NULL);
+             INSERT INTO indexed_v3 SELECT photo, size, mtime_ns, detector, embedder, eyes,
+                 backend, width, height, sharpness, phash, captured_at, indexed_at FROM indexed;
+             DROP TABLE indexed;
+             ALTER TABLE indexed_v3 RENAME TO indexed;
+             CREATE TABLE faces_v3 (
+                 id INTEGER PRIMARY KEY,
+                 photo INTEGER NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+                 x0 REAL NOT NULL, y0 REAL NOT NULL, x1 REAL NOT NULL, y1 REAL NOT NULL,
+                 score REAL NOT NULL, landmarks BLOB NOT NULL, embedding BLOB,
+                 detector TEXT NOT NULL, embedder TEXT, sharpness REAL NOT NULL,
+                 eyes_closed INTEGER, person INTEGER);
+             INSERT INTO faces_v3 SELECT id, photo, x0, y0, x1, y1, score, landmarks, embedding,
+                 detector, embedder, sharpness, eyes_closed, person FROM faces;
+             DROP TABLE faces;
+             ALTER TABLE faces_v3 RENAME TO faces;
+             CREATE INDEX faces_photo ON faces(photo);
+             CREATE INDEX faces_person ON faces(person);
+             PRAGMA user_version = 3;",
+        )
+        .expect("version 3");
+    }
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (&again["indexed"], &again["remeasured"], &again["skipped"]),
+        (&0.into(), &SOME.len().into(), &0.into()),
+        "{again}"
+    );
+    assert_eq!(
+        faces_of(),
+        faces_before,
+        "faces, embeddings and people untouched"
+    );
+    let catalog = Catalog::open(&db, SidecarNaming::default()).expect("catalog");
+    let astronaut = catalog
+        .photo_index(&folder.join("astronaut.png"))
+        .expect("query")
+        .expect("indexed");
+    assert_eq!(astronaut.stamp.measures, darkroom_catalog::MEASURES);
+    let subject = astronaut.subject.expect("her subject row");
+    assert_eq!(subject.segmenter, "u2netp");
+    assert_eq!(
+        subject.mask.len(),
+        (subject.mask_width * subject.mask_height).div_ceil(8) as usize
+    );
+    assert!(
+        astronaut.faces[0].eyes_sharpness.is_some(),
+        "her eyes are measured"
+    );
+    drop(catalog);
+    // And then there is nothing left to do.
+    let third = index(dir.path(), &folder);
+    assert_eq!(third["skipped"], SOME.len(), "{third}");
+}

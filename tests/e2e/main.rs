@@ -23,6 +23,7 @@ mod model_release;
 mod models_cli;
 mod runtime_probe;
 mod session_tuning;
+mod subject_cli;
 mod window;
 mod working_decode;
 

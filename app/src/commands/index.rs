@@ -47,6 +47,10 @@ struct FaceOut {
     /// "open", "closed", or absent without an eye-state model.
     #[serde(skip_serializing_if = "Option::is_none")]
     eyes: Option<&'static str>,
+    /// The sharper eye's sharpness, where the eyes could be judged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    eyes_sharpness: Option<f32>,
+    eyes_soft: bool,
 }
 
 #[derive(Serialize)]
@@ -58,6 +62,10 @@ struct PhotoOut {
     sharpness: f32,
     blurry: bool,
     eyes_closed: bool,
+    /// The subject's focus, where a segmenter found one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    subject: Option<darkroom_index::analysis::SubjectFocus>,
+    eyes_soft: bool,
     faces: Vec<FaceOut>,
 }
 
@@ -66,6 +74,7 @@ struct ModelIds {
     detector: String,
     embedder: Option<String>,
     eyes: Option<String>,
+    segmenter: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -75,6 +84,8 @@ struct Report {
     photos: usize,
     indexed: usize,
     skipped: usize,
+    /// Indexed before with the same face models: only the newer measures were taken.
+    remeasured: usize,
     failed: Vec<Failure>,
     faces: usize,
     people: usize,
@@ -198,6 +209,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sharpness: a.sharpness,
             blurry: a.blurry,
             eyes_closed: a.eyes_closed,
+            subject: a.subject,
+            eyes_soft: a.eyes_soft,
             faces: i
                 .faces
                 .iter()
@@ -207,6 +220,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     person: f.person,
                     sharpness: f.sharpness,
                     eyes: f.eyes_closed.map(|c| if c { "closed" } else { "open" }),
+                    eyes_sharpness: f.eyes_sharpness,
+                    eyes_soft: darkroom_index::analysis::eyes_soft(
+                        f.eyes_sharpness,
+                        f.sharpness,
+                        &thresholds,
+                    ),
                 })
                 .collect(),
         })
@@ -221,10 +240,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             detector: summary.detector.clone(),
             embedder: summary.embedder.clone(),
             eyes: summary.eyes.clone(),
+            segmenter: summary.segmenter.clone(),
         },
         photos: photos.len(),
         indexed: summary.indexed,
         skipped: summary.skipped,
+        remeasured: summary.remeasured,
         faces: results.iter().map(|r| r.faces.len()).sum(),
         people: people.len(),
         bursts,
@@ -240,9 +261,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
-            "{} photos ({} indexed now, {} already, {} failed) · {} faces · {} people · {} bursts · {} blurry · {} with eyes closed",
+            "{} photos ({} indexed now, {} measured again, {} already, {} failed) · {} faces · {} people · {} bursts · {} blurry · {} with eyes closed",
             report.photos,
             report.indexed,
+            report.remeasured,
             report.skipped,
             report.failed.len(),
             report.faces,

@@ -10,4 +10,5 @@ pub mod ladder_worker;
 pub mod models;
 pub mod parity;
 pub mod probe;
+pub mod subject;
 pub mod thumbnails;

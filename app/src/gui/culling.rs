@@ -997,6 +997,8 @@ mod tests {
                 size: 2,
                 suggested,
             }),
+            subject: None,
+            eyes_soft: false,
         }
     }
 

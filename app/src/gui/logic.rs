@@ -490,6 +490,8 @@ fn face_tiles(
                     ),
                     sharpness: c.sharpness,
                     eyes_closed: c.eyes_closed,
+                    eyes_sharpness: c.eyes_sharpness,
+                    eyes_soft: c.eyes_soft,
                     center: c.center,
                     person: c.person,
                 })

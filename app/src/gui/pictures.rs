@@ -55,6 +55,9 @@ pub struct FaceTile {
     pub texture: TextureHandle,
     pub sharpness: f32,
     pub eyes_closed: Option<bool>,
+    /// The sharper eye's sharpness, where the eyes could be judged.
+    pub eyes_sharpness: Option<f32>,
+    pub eyes_soft: bool,
     /// The face's middle, as fractions of the photo's width and height (to zoom to it).
     pub center: egui::Pos2,
     /// Who it is, where the index's people clustering said.

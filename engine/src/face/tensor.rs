@@ -45,6 +45,30 @@ pub fn letterbox_top_left(img: &RgbImage, w: u32, h: u32) -> (RgbImage, f32) {
     (canvas, scale)
 }
 
+/// Ultralytics' letterbox grey.
+const YOLO_PAD: u8 = 114;
+
+/// Scale `img` to fit `w`x`h` keeping aspect and centre it on a grey canvas (YOLO's letterbox).
+/// Returns the canvas and where the photo sits in it.
+pub fn letterbox_centre(img: &RgbImage, w: u32, h: u32) -> (RgbImage, crate::subject::Fitted) {
+    let (iw, ih) = img.dimensions();
+    let scale = letterbox_scale(iw, ih, w, h);
+    let nw = ((iw as f32 * scale).round() as u32).clamp(1, w);
+    let nh = ((ih as f32 * scale).round() as u32).clamp(1, h);
+    let resized = resize_bilinear(img, nw, nh);
+    let (pad_x, pad_y) = ((w - nw) / 2, (h - nh) / 2);
+    let mut canvas = RgbImage::from_pixel(w, h, image::Rgb([YOLO_PAD; 3]));
+    imageops::replace(&mut canvas, &resized, i64::from(pad_x), i64::from(pad_y));
+    let fitted = crate::subject::Fitted {
+        scale,
+        pad_x: pad_x as f32,
+        pad_y: pad_y as f32,
+        width: iw,
+        height: ih,
+    };
+    (canvas, fitted)
+}
+
 /// Pixels → (v - mean) / std, planar NCHW, in the card's channel order.
 pub fn normalise_nchw(img: &RgbImage, spec: &InputSpec, out: &mut Vec<f32>) {
     let (w, h) = img.dimensions();

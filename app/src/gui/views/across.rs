@@ -37,6 +37,7 @@ pub fn across_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
                     center: (f.center.x, f.center.y),
                     sharpness: f.sharpness,
                     eyes_closed: f.eyes_closed,
+                    eyes_soft: f.eyes_soft,
                 })
                 .collect()
         })
@@ -138,5 +139,6 @@ fn face_cell_ui(ui: &mut egui::Ui, t: &FaceTile, cell: f32, blurry_below: f32) {
             ui.label(focus);
         }
         super::loupe::eyes_ui(ui, t.eyes_closed);
+        super::loupe::eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft);
     });
 }

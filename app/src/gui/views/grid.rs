@@ -123,7 +123,8 @@ struct Marks<'a> {
     expanded: &'a HashSet<usize>,
 }
 
-/// The index's marks: blurry, eyes closed, the burst and its suggested keeper.
+/// The index's marks: blurry, eyes closed, the burst and its suggested keeper, a soft subject
+/// and soft eyes.
 fn marks_text(p: &Photo, m: &Marks<'_>) -> String {
     let Some(a) = &p.analysis else {
         return String::new();
@@ -148,6 +149,12 @@ fn marks_text(p: &Photo, m: &Marks<'_>) -> String {
     }
     if a.eyes_closed {
         parts.push("eyes closed".to_owned());
+    }
+    if a.subject.as_ref().is_some_and(|s| s.soft) {
+        parts.push("subject soft".to_owned());
+    }
+    if a.eyes_soft {
+        parts.push("eyes soft".to_owned());
     }
     parts.join(" · ")
 }

@@ -48,6 +48,7 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     }
     caption_ui(ui, photo);
     facts_ui(ui, &pictures.facts);
+    subject_ui(ui, photo);
     // A small window keeps its height for the photo.
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
         egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
@@ -192,6 +193,7 @@ fn face_strip_ui(
                     }
                     ui.label(format!("focus {:.0}", t.sharpness));
                     eyes_ui(ui, t.eyes_closed);
+                    eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft);
                 });
             }
         });
@@ -209,6 +211,43 @@ pub fn eyes_ui(ui: &mut egui::Ui, eyes_closed: Option<bool>) {
         }
         None => {}
     }
+}
+
+/// A face's eye-level focus: the sharper eye's figure, and "eyes soft" when they are softer
+/// than the face (nothing when the eyes were too small to judge).
+pub fn eye_focus_ui(ui: &mut egui::Ui, eyes_sharpness: Option<f32>, soft: bool) {
+    match (eyes_sharpness, soft) {
+        (Some(_), true) => {
+            ui.colored_label(theme::EYES_CLOSED, "eyes soft");
+        }
+        (Some(v), false) => {
+            ui.label(format!("eyes {v:.0}"));
+        }
+        (None, _) => {}
+    }
+}
+
+/// The subject's focus, as the index measured it: the figure inside and outside, and "subject
+/// soft" when the focus missed it.
+fn subject_ui(ui: &mut egui::Ui, p: &Photo) {
+    let Some(s) = p.analysis.as_ref().and_then(|a| a.subject.as_ref()) else {
+        return;
+    };
+    let what = s.class.as_deref().unwrap_or("subject");
+    let background = s
+        .background
+        .map(|b| format!(" · background {b:.0}"))
+        .unwrap_or_default();
+    let words = format!("{what} focus {:.0}{background}", s.sharpness);
+    ui.horizontal(|ui| {
+        ui.label(RichText::new(words).size(theme::FACTS_TEXT).weak());
+        if s.soft {
+            ui.colored_label(
+                theme::EYES_CLOSED,
+                RichText::new("subject soft").size(theme::FACTS_TEXT),
+            );
+        }
+    });
 }
 
 /// The id of the photo shown at position `v`, with what the views need of it.

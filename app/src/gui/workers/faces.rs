@@ -12,6 +12,10 @@ pub struct FaceCrop {
     pub image: egui::ColorImage,
     pub sharpness: f32,
     pub eyes_closed: Option<bool>,
+    /// The sharper eye's sharpness on the face's scale, where the eyes could be judged.
+    pub eyes_sharpness: Option<f32>,
+    /// Its eyes softer than the face (the focus on the nose, ears or hair).
+    pub eyes_soft: bool,
     /// The face's middle, as fractions of the photo's size.
     pub center: egui::Pos2,
     /// Who it is, where the index's people clustering said.
@@ -53,6 +57,12 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
                 image: super::pixels_of(&crop),
                 sharpness: f.sharpness,
                 eyes_closed: f.eyes_closed,
+                eyes_sharpness: f.eyes_sharpness,
+                eyes_soft: darkroom_index::analysis::eyes_soft(
+                    f.eyes_sharpness,
+                    f.sharpness,
+                    &darkroom_index::Thresholds::default(),
+                ),
                 center: egui::pos2(
                     cx / img.width().max(1) as f32,
                     cy / img.height().max(1) as f32,
