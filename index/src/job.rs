@@ -72,7 +72,7 @@ impl Default for Thresholds {
             eyes_open_at_least: 0.5,
             eyes_min_distance_px: 16.0,
             subject_soft_below: 40.0,
-            subject_to_background_at_least: 0.5,
+            subject_to_background_at_least: 0.25,
             eyes_to_face_at_least: 0.7,
             bursts: BurstRules::default(),
         }

@@ -681,7 +681,8 @@ fn index_faces_from_the_window() {
     h.run_steps(2);
     h.get_by_label_contains("astronaut.png · indexed with scrfd_2.5g");
 
-    // The loupe shows the astronaut's face at 100%, with its focus and open eyes.
+    // The loupe shows the astronaut's face at 100%, with its focus, open eyes and her eyes'
+    // focus, and the subject's focus beside the photo's facts.
     h.get_by_label_contains("astronaut.png").click();
     h.run_steps(2);
     h.set_size(egui::vec2(640.0, 480.0));
@@ -689,7 +690,17 @@ fn index_faces_from_the_window() {
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
     h.get_by_label("eyes open");
-    h.get_by_label_contains("focus ");
+    h.get_by_label_contains("subject focus ");
+    assert_eq!(
+        h.query_all_by_label_contains("focus ").count(),
+        2,
+        "the subject's focus and the close-up's"
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("eyes ").count(),
+        2,
+        "eyes open, and her eyes' focus"
+    );
     h.snap("loupe_faces");
     results.extend_harness(&mut h);
     results.unwrap();
