@@ -62,6 +62,9 @@ Section "DarkRoom" SecApp
   File "${STAGE}\darkroom.exe"
   File "${STAGE}\onnxruntime.dll"
   File "${STAGE}\darkroom.ico"
+  ; U2-Netp, the subject segmenter: the engine looks in models\ beside the exe.
+  SetOutPath "$INSTDIR\models"
+  File "${STAGE}\models\u2netp.onnx"
   SetOutPath "$INSTDIR\licences"
   File "${STAGE}\licences\*.*"
 
@@ -90,6 +93,8 @@ Section "Uninstall"
   Delete "$INSTDIR\darkroom.exe"
   Delete "$INSTDIR\onnxruntime.dll"
   Delete "$INSTDIR\darkroom.ico"
+  Delete "$INSTDIR\models\u2netp.onnx"
+  RMDir "$INSTDIR\models"
   RMDir /r "$INSTDIR\licences"
   Delete "$INSTDIR\uninstall.exe"
   RMDir "$INSTDIR"

@@ -82,6 +82,9 @@ pub enum Command {
     BenchIndex(bench::index::Args),
     /// Decisions made durable and sidecars read, batched against one at a time.
     BenchDecisions(bench::decisions::Args),
+    /// The focus measures against blur whose truth is known: the whole frame, the subject, the
+    /// background and the eyes blurred in series (docs/SUBJECT-FOCUS.md).
+    BenchFocus(bench::focus::Args),
     /// One runtime of `bench-index`, in this process.
     #[command(hide = true)]
     BenchIndexWorker {
@@ -90,6 +93,9 @@ pub enum Command {
         detector: Option<String>,
         #[arg(long)]
         embedder: Option<String>,
+        /// Without the segmenter (its cost, side by side).
+        #[arg(long)]
+        no_segmenter: bool,
     },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
@@ -120,11 +126,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchLoupe(args) => bench::loupe::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
         Command::BenchDecisions(args) => bench::decisions::main(args),
+        Command::BenchFocus(args) => bench::focus::main(args),
         Command::BenchIndexWorker {
             dir,
             detector,
             embedder,
-        } => bench::index::worker(dir, detector, embedder),
+            no_segmenter,
+        } => bench::index::worker(dir, detector, embedder, no_segmenter),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

@@ -37,3 +37,20 @@ pub fn cache_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("org", "DarkRoom", "darkroom")
         .map(|d| d.cache_dir().to_path_buf())
 }
+
+/// Where a package installs the models any package may ship, read only: beside the executable
+/// (`models/`, the Windows installer's layout) and `../share/darkroom/models` from it (Arch's
+/// `/usr/bin` → `/usr/share`, Flatpak's `/app/bin` → `/app/share`). Files there are used only
+/// for cards that pin their bytes, and are hash-checked like any other.
+pub fn bundled_models_dirs() -> Vec<PathBuf> {
+    let Some(exe_dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+    else {
+        return Vec::new();
+    };
+    vec![
+        exe_dir.join("models"),
+        exe_dir.join("../share/darkroom/models"),
+    ]
+}

@@ -47,11 +47,15 @@ struct LocalCards {
     imported: Vec<ImportedModel>,
 }
 
-/// Cards plus the directory their files live in.
+/// Cards plus the directory their files live in, and the read-only folders a package installs
+/// models into.
 #[derive(Debug, Clone)]
 pub struct ModelStore {
     dir: PathBuf,
     cards: CardSet,
+    /// Where a package put the models any package may ship (`paths::bundled_models_dirs`):
+    /// read only, and only for cards that pin their bytes.
+    bundled: Vec<PathBuf>,
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -63,7 +67,14 @@ impl ModelStore {
         ModelStore {
             dir: dir.into(),
             cards,
+            bundled: Vec::new(),
         }
+    }
+
+    /// Also look for pinned cards' files in these folders (a package's), after the models dir.
+    pub fn with_bundled(mut self, dirs: Vec<PathBuf>) -> Self {
+        self.bundled = dirs;
+        self
     }
 
     pub fn dir(&self) -> &Path {
@@ -74,8 +85,23 @@ impl ModelStore {
         &self.cards
     }
 
-    /// Where a card's file lives in this store.
+    /// Where a card's file lives: the models dir's copy, else — for a card that pins its
+    /// bytes, so a package's file is checked like any other — the first bundled folder that
+    /// has it; else where the models dir would hold it.
     pub fn path_of(&self, card: &ModelCard) -> PathBuf {
+        let own = self.install_path(card);
+        if own.is_file() || card.sha256.is_none() {
+            return own;
+        }
+        self.bundled
+            .iter()
+            .map(|d| d.join(&card.file))
+            .find(|p| p.is_file())
+            .unwrap_or(own)
+    }
+
+    /// Where an install writes a card's file: always the models dir.
+    pub fn install_path(&self, card: &ModelCard) -> PathBuf {
         self.dir.join(&card.file)
     }
 
@@ -174,7 +200,7 @@ impl ModelStore {
             move |source| EngineError::Io { what, path, source }
         };
         std::fs::create_dir_all(&self.dir).map_err(io("cannot create models dir", &self.dir))?;
-        let target = self.path_of(card);
+        let target = self.install_path(card);
         write_atomically(&target, bytes).map_err(io("cannot write model", &target))?;
         if card.sha256.is_none() {
             let mut local = self.local_cards()?;
@@ -267,5 +293,29 @@ mod tests {
             .flatten()
             .collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn a_package_s_folder_serves_pinned_cards_only_and_never_takes_installs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (own, package) = (dir.path().join("models"), dir.path().join("package"));
+        std::fs::create_dir_all(&package).expect("mkdir");
+        let cards = CardSet::builtin().expect("cards");
+        let pinned = cards.get("u2netp").expect("card").clone();
+        let unpinned = cards.get("yolo_seg").expect("card").clone();
+        std::fs::write(package.join(&pinned.file), b"bytes").expect("write");
+        std::fs::write(package.join(&unpinned.file), b"bytes").expect("write");
+        let store = ModelStore::new(&own, cards).with_bundled(vec![package.clone()]);
+        assert_eq!(store.path_of(&pinned), package.join(&pinned.file));
+        assert!(store.is_present(&pinned));
+        assert!(
+            !store.is_present(&unpinned),
+            "a file without a pin is the user's import, never a package's"
+        );
+        assert_eq!(store.install_path(&pinned), own.join(&pinned.file));
+        // The user's own copy comes first.
+        std::fs::create_dir_all(&own).expect("mkdir");
+        std::fs::write(own.join(&pinned.file), b"mine").expect("write");
+        assert_eq!(store.path_of(&pinned), own.join(&pinned.file));
     }
 }

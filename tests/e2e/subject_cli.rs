@@ -88,3 +88,29 @@ fn onnx_runtime_and_tract_find_the_same_subject() {
     );
     assert!(coverage(1) < 0.06, "rocket {}", coverage(1));
 }
+
+/// The blur series as a test of the ranking property, not of timing: on two portraits, focus
+/// falls with every step of Gaussian and motion blur, the subject blurred alone is called
+/// "subject soft", the eyes blurred alone "eyes soft", and neither original is called soft.
+#[test]
+fn the_blur_series_ranks_and_catches_what_was_blurred() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut cmd = darkroom_on(Rt::Ort, data.path());
+    cmd.env("DARKROOM_MODELS", models())
+        .args(["bench-focus", "--json"])
+        .arg(photo("astronaut.png"))
+        .arg(photo("grace_hopper.jpg"));
+    let out = json(&run_ok(&mut cmd));
+    for p in out["photos"].as_array().expect("photos") {
+        let name = p["path"].as_str().expect("path");
+        for series in ["gaussian_correlation", "motion_correlation"] {
+            let rho = p[series].as_f64().expect("rho");
+            assert!(rho >= 0.9, "{name}: {series} {rho}");
+        }
+        assert_eq!(p["subject_caught"], true, "{name}: {p}");
+        assert_eq!(p["background_false_soft"], false, "{name}: {p}");
+        assert_eq!(p["eyes_caught"], serde_json::json!([true]), "{name}: {p}");
+        assert_eq!(p["original_soft"], false, "{name}: {p}");
+    }
+    assert_eq!(out["summary"]["bars_met"], true, "{}", out["summary"]);
+}

@@ -33,6 +33,9 @@ pub struct Args {
     /// Skip the tract pass.
     #[arg(long)]
     no_tract: bool,
+    /// Skip the ONNX Runtime pass without the segmenter (its cost, side by side).
+    #[arg(long)]
+    no_segmenter_pass: bool,
     /// Also run the Immich-style Python pass (scripts/immich-pass.py) with this Python, on the
     /// same photos, SCRFD file and the last --embedder's file, and print the ratio.
     #[arg(long)]
@@ -78,6 +81,9 @@ struct RuntimeResult {
     photos: usize,
     faces: usize,
     decode_threads: usize,
+    /// The segmenter(s) the job ran, if any.
+    #[serde(default)]
+    segmenter: Option<String>,
     /// Each model's session settings ("scrfd_2.5g: all · 2 threads").
     sessions: Vec<String>,
     decode_alone_photos_per_s: f64,
@@ -108,6 +114,7 @@ fn models(
     sessions: &darkroom_engine::Sessions,
     detector: Option<String>,
     embedder: Option<String>,
+    segmenter: bool,
 ) -> anyhow::Result<(Models, Vec<String>)> {
     let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
     if !backend.wait_tuned(wait) {
@@ -117,10 +124,20 @@ fn models(
         );
     }
     let pin = backend.pin();
-    let models = darkroom_index::open_models(sessions, &pin, detector, embedder)?;
+    let mut models = darkroom_index::open_models(sessions, &pin, detector, embedder)?;
+    if !segmenter {
+        models.segmenters = Default::default();
+    }
     let mut ids = vec![models.detector.model_id()];
     ids.extend(models.embedder.as_ref().map(FaceEmbedder::model_id));
     ids.extend(models.eyes.as_ref().map(EyeClassifier::model_id));
+    ids.extend(
+        models
+            .segmenters
+            .id()
+            .into_iter()
+            .flat_map(|s| s.split('+').map(str::to_owned).collect::<Vec<_>>()),
+    );
     let settings = ids
         .into_iter()
         .map(|id| {
@@ -139,11 +156,13 @@ pub fn worker(
     dir: PathBuf,
     detector: Option<String>,
     embedder: Option<String>,
+    no_segmenter: bool,
 ) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
     let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
-    let (mut models, session_settings) = models(&sessions, detector, embedder)?;
+    let (mut models, session_settings) = models(&sessions, detector, embedder, !no_segmenter)?;
+    let segmenter = models.segmenters.id();
     let decode_threads = darkroom_index::job::decode_threads_max();
 
     // Every file read once first, so no measurement pays for a cold page cache.
@@ -188,6 +207,16 @@ pub fn worker(
                 std::hint::black_box(eyes.classify_face(&w.image, &face.landmarks)?);
             }
         }
+        if segmenter.is_some() {
+            // At the analysis's size, as the job asks.
+            let small = focus::at_photo_side(&darkroom_index::luma::of(&w.image));
+            let (lw, lh) = small.dimensions();
+            let found = models
+                .segmenters
+                .find(&w.image, lw, lh)
+                .map_err(anyhow::Error::msg)?;
+            std::hint::black_box(found.map(|s| focus::subject(&small, &s.mask)));
+        }
         inference_s += started.elapsed().as_secs_f64();
         inferred += 1;
     }
@@ -216,6 +245,7 @@ pub fn worker(
         photos: files.len(),
         faces: summary.faces,
         decode_threads,
+        segmenter,
         sessions: session_settings,
         decode_alone_photos_per_s: decode_alone,
         inference_alone_photos_per_s: inference_alone,
@@ -233,10 +263,14 @@ fn spawn(
     tract: bool,
     detector: Option<&str>,
     embedder: Option<&str>,
+    segmenter: bool,
 ) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
     cmd.arg("bench-index-worker").arg(dir);
+    if !segmenter {
+        cmd.arg("--no-segmenter");
+    }
     if let Some(id) = detector {
         cmd.arg("--detector").arg(id);
     }
@@ -258,7 +292,13 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         v.first().map(String::as_str)
     }
     if !a.no_tract {
-        results.push(spawn(&dir, true, first(&a.detector), first(&a.embedder))?);
+        results.push(spawn(
+            &dir,
+            true,
+            first(&a.detector),
+            first(&a.embedder),
+            true,
+        )?);
     }
     let or_default = |v: &[String]| -> Vec<Option<String>> {
         if v.is_empty() {
@@ -274,9 +314,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 false,
                 detector.as_deref(),
                 embedder.as_deref(),
+                true,
             )?);
         }
     }
+    // The segmenter's cost: the first ONNX Runtime configuration again without it.
+    let without = match (
+        a.no_segmenter_pass,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        (false, Some(with)) if with.segmenter.is_some() => Some(spawn(
+            &dir,
+            false,
+            first(&a.detector),
+            first(&a.embedder),
+            false,
+        )?),
+        _ => None,
+    };
     let peer = match &a.peer_python {
         Some(py) => {
             let embedder = a
@@ -290,14 +345,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
     if a.json {
         println!(
             "{}",
-            serde_json::to_string_pretty(&serde_json::json!({"darkroom": results, "peer": peer}))?
+            serde_json::to_string_pretty(
+                &serde_json::json!({"darkroom": results, "without_segmenter": without, "peer": peer})
+            )?
         );
         return Ok(ExitCode::SUCCESS);
     }
     for r in &results {
         let n = r.photos as f64;
         println!(
-            "{}: {} photos, {} faces · end to end {:.2} photos/s · decode alone {:.2} ({} threads) · inference alone {:.2} ({}) · overlap {:.2} · per photo: decode {:.0} ms, detect {:.0} ms, embed {:.0} ms, eyes {:.0} ms, store {:.0} ms · peak RSS {}",
+            "{}: {} photos, {} faces · end to end {:.2} photos/s · decode alone {:.2} ({} threads) · inference alone {:.2} ({}) · overlap {:.2} · per photo: decode {:.0} ms, detect {:.0} ms, embed {:.0} ms, eyes {:.0} ms, segment {:.0} ms ({}), store {:.0} ms · peak RSS {}",
             r.runtime,
             r.photos,
             r.faces,
@@ -311,6 +368,8 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             r.stages.detect_ms / n,
             r.stages.embed_ms / n,
             r.stages.eyes_ms / n,
+            r.stages.segment_ms / n,
+            r.segmenter.as_deref().unwrap_or("none"),
             r.stages.store_ms / n,
             r.peak_rss_mib
                 .map(|m| format!("{m:.0} MiB"))
@@ -328,6 +387,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 r.end_to_end_photos_per_s / p.photos_per_s
             );
         }
+    }
+    if let (Some(off), Some(with)) = (
+        &without,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        let n = with.photos as f64;
+        let job_ms = n / with.end_to_end_photos_per_s * 1e3;
+        println!(
+            "segmenter {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · with it / decode alone: {:.2} · its share of the job's time: {:.0} % ({:.0} ms a photo)",
+            with.segmenter.as_deref().unwrap_or("none"),
+            with.end_to_end_photos_per_s / off.end_to_end_photos_per_s,
+            with.end_to_end_photos_per_s,
+            off.end_to_end_photos_per_s,
+            with.end_to_end_photos_per_s / with.decode_alone_photos_per_s,
+            100.0 * with.stages.segment_ms / job_ms.max(1e-9),
+            with.stages.segment_ms / n
+        );
     }
     if let Some(p) = &peer {
         println!(

@@ -5,6 +5,7 @@
 pub mod decisions;
 pub mod decoders;
 pub mod first_frame;
+pub mod focus;
 pub mod grid;
 pub mod index;
 pub mod inference;

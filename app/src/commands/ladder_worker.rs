@@ -40,7 +40,8 @@ fn serve(request: &str) -> Result<String, String> {
             Some(
                 Sessions::new(
                     services::install_runtime(),
-                    ModelStore::new(dir, cards),
+                    ModelStore::new(dir, cards)
+                        .with_bundled(darkroom_engine::paths::bundled_models_dirs()),
                     darkroom_engine::sessions::default_threads(),
                 )
                 .map_err(|e| e.to_string())?,

@@ -84,7 +84,8 @@ struct Row {
 pub fn run(command: Args) -> anyhow::Result<ExitCode> {
     match command {
         Args::List { models, json } => {
-            let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?);
+            let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?)
+                .with_bundled(darkroom_engine::paths::bundled_models_dirs());
             let rows: Vec<Row> = store
                 .cards()
                 .iter()
@@ -242,7 +243,8 @@ fn manager(
     models: Option<std::path::PathBuf>,
     mirror: Option<String>,
 ) -> anyhow::Result<ModelManager> {
-    let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?);
+    let store = ModelStore::new(crate::services::models_dir(models)?, CardSet::builtin()?)
+        .with_bundled(darkroom_engine::paths::bundled_models_dirs());
     Ok(ModelManager::new(
         store,
         mirror.or_else(ModelManager::mirror_from_env),

@@ -39,7 +39,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         models,
     } = args;
     let runtime = services::install_runtime();
-    let store = ModelStore::new(services::models_dir(models)?, CardSet::builtin()?);
+    let store = ModelStore::new(services::models_dir(models)?, CardSet::builtin()?)
+        .with_bundled(darkroom_engine::paths::bundled_models_dirs());
     let (backend, wait) = services::start(store, reprobe)?;
     if !backend.wait_ready(wait) {
         anyhow::bail!(

@@ -120,7 +120,10 @@ pub fn start_engine(
     answer: SyncSender<Result<Backend, String>>,
 ) {
     let result = darkroom_engine::CardSet::builtin()
-        .map(|cards| darkroom_engine::ModelStore::new(models, cards))
+        .map(|cards| {
+            darkroom_engine::ModelStore::new(models, cards)
+                .with_bundled(darkroom_engine::paths::bundled_models_dirs())
+        })
         .map_err(anyhow::Error::from)
         .and_then(|store| crate::services::start_in(store, inference_dir, false))
         .map(|(backend, _)| backend)

@@ -95,7 +95,8 @@ pub fn models_dir(flag: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 
 pub fn sessions(models: Option<PathBuf>) -> anyhow::Result<Sessions> {
     let runtime = install_runtime();
-    let store = ModelStore::new(models_dir(models)?, CardSet::builtin()?);
+    let store = ModelStore::new(models_dir(models)?, CardSet::builtin()?)
+        .with_bundled(darkroom_engine::paths::bundled_models_dirs());
     Ok(Sessions::new(
         runtime,
         store,

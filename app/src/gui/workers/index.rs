@@ -50,7 +50,8 @@ pub fn index_job(
         } = request;
         let result = (|| -> anyhow::Result<darkroom_index::Summary> {
             let store =
-                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?);
+                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?)
+                    .with_bundled(darkroom_engine::paths::bundled_models_dirs());
             let sessions = darkroom_engine::Sessions::new(
                 crate::services::install_runtime(),
                 store,

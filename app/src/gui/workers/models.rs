@@ -40,7 +40,8 @@ pub fn models_job(
             }
         };
         let manager = darkroom_models::ModelManager::new(
-            darkroom_engine::ModelStore::new(models_dir, cards),
+            darkroom_engine::ModelStore::new(models_dir, cards)
+                .with_bundled(darkroom_engine::paths::bundled_models_dirs()),
             mirror,
         );
         let say = |msg: ModelsMsg| {
