@@ -702,6 +702,19 @@ fn index_faces_from_the_window() {
         "eyes open, and her eyes' focus"
     );
     h.snap("loupe_faces");
+    // O lays the subject's mask over the photo: the astronaut, as the index stored it.
+    h.key_press(Key::O);
+    h.run_steps(2);
+    assert!(h.state().show_subject);
+    let id = h.state().cull.selected_id().expect("a photo in the loupe");
+    assert!(
+        h.state()
+            .gallery
+            .get(id)
+            .is_some_and(|p| p.subject.is_some()),
+        "the subject's overlay came with the close-ups"
+    );
+    h.snap("loupe_subject");
     results.extend_harness(&mut h);
     results.unwrap();
 }

@@ -145,6 +145,7 @@ impl DarkRoom {
                 self.comparison.start(set);
             }
             Action::ToggleClipping => self.show_clipping = !self.show_clipping,
+            Action::ToggleSubject => self.show_subject = !self.show_subject,
             Action::PeopleAcross => {
                 let set = self.cull.people_across();
                 self.comparison.start(set);

@@ -23,6 +23,7 @@ pub enum Action {
     Zoom200,
     PinBest,
     ToggleClipping,
+    ToggleSubject,
     PeopleAcross,
     PanLeft,
     PanRight,
@@ -170,6 +171,12 @@ pub const KEYMAP: &[Binding] = &[
         Action::ToggleClipping,
         "J",
         "Loupe: mark blown-out (red) and crushed (blue) pixels",
+    ),
+    bind(
+        Key::O,
+        Action::ToggleSubject,
+        "O",
+        "Loupe: show the subject the focus was judged on",
     ),
     bind(
         Key::K,

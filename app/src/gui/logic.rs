@@ -259,7 +259,7 @@ impl DarkRoom {
                         histogram,
                         clipping,
                     } = *made;
-                    pictures.faces = face_tiles(ctx, done.id, faces);
+                    (pictures.faces, pictures.subject) = face_tiles(ctx, done.id, faces);
                     let tiles = tiles
                         .into_iter()
                         .enumerate()
@@ -284,7 +284,7 @@ impl DarkRoom {
                     continue;
                 }
                 Ok(Made::Faces(faces)) => {
-                    pictures.faces = face_tiles(ctx, done.id, faces);
+                    (pictures.faces, pictures.subject) = face_tiles(ctx, done.id, faces);
                     continue;
                 }
                 Ok(Made::Skipped) => {
@@ -470,33 +470,42 @@ fn refresh_detectors(
     }
 }
 
-/// A photo's close-ups as textures (their pixels were made on the worker).
+/// A photo's close-ups and subject overlay as textures (their pixels were made on the worker).
 fn face_tiles(
     ctx: &egui::Context,
     id: super::culling::EntryId,
     crops: super::workers::FaceCrops,
-) -> Faces {
-    match crops {
-        Ok(None) => Faces::NotIndexed,
-        Ok(Some(crops)) => Faces::Ready(
-            crops
-                .into_iter()
-                .enumerate()
-                .map(|(k, c)| FaceTile {
-                    texture: ctx.load_texture(
-                        format!("face-{}-{}-{k}", id.generation(), id.index()),
-                        c.image,
-                        egui::TextureOptions::NEAREST,
-                    ),
-                    sharpness: c.sharpness,
-                    eyes_closed: c.eyes_closed,
-                    eyes_sharpness: c.eyes_sharpness,
-                    eyes_soft: c.eyes_soft,
-                    center: c.center,
-                    person: c.person,
-                })
-                .collect(),
-        ),
-        Err(e) => Faces::Failed(e),
-    }
+) -> (Faces, Option<egui::TextureHandle>) {
+    let (crops, subject) = match crops {
+        Ok(None) => return (Faces::NotIndexed, None),
+        Err(e) => return (Faces::Failed(e), None),
+        Ok(Some(c)) => (c.faces, c.subject),
+    };
+    let subject = subject.map(|image| {
+        ctx.load_texture(
+            format!("subject-{}-{}", id.generation(), id.index()),
+            image,
+            egui::TextureOptions::LINEAR,
+        )
+    });
+    let faces = Faces::Ready(
+        crops
+            .into_iter()
+            .enumerate()
+            .map(|(k, c)| FaceTile {
+                texture: ctx.load_texture(
+                    format!("face-{}-{}-{k}", id.generation(), id.index()),
+                    c.image,
+                    egui::TextureOptions::NEAREST,
+                ),
+                sharpness: c.sharpness,
+                eyes_closed: c.eyes_closed,
+                eyes_sharpness: c.eyes_sharpness,
+                eyes_soft: c.eyes_soft,
+                center: c.center,
+                person: c.person,
+            })
+            .collect(),
+    );
+    (faces, subject)
 }

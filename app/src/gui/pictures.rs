@@ -89,6 +89,8 @@ pub struct Pictures {
     /// The facts beside the photo (camera, lens, exposure, time).
     pub facts: Slot<darkroom_library::facts::Facts>,
     pub faces: Faces,
+    /// The subject's mask as the index stored it, tinted (the loupe's O).
+    pub subject: Option<TextureHandle>,
 }
 
 /// One slot per photo of the open folder.

@@ -101,6 +101,8 @@ pub struct DarkRoom {
     pub zoom: super::zoom::Zoom,
     /// J: blown-out and crushed pixels marked over the loupe's photo.
     pub show_clipping: bool,
+    /// The loupe lays the subject's mask over the photo (O).
+    pub show_subject: bool,
     /// What compare shows: its set, the pinned photo, the unlocked panes.
     pub comparison: super::comparison::Comparison,
     /// The last index job's outcome, one line.
@@ -219,7 +221,24 @@ impl Drop for DarkRoom {
     }
 }
 
+/// What is laid over the photo, under the navigator.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Overlays {
+    /// The clipping mask (J).
+    pub clipping: bool,
+    /// The subject's mask (O): where its focus was measured.
+    pub subject: bool,
+}
+
 impl DarkRoom {
+    /// What the loupe and compare lay over a photo.
+    pub fn overlays(&self) -> Overlays {
+        Overlays {
+            clipping: self.show_clipping,
+            subject: self.show_subject,
+        }
+    }
+
     /// Starts the background workers and returns at once: the first frame never waits.
     pub fn new(ctx: &egui::Context, setup: Setup) -> Self {
         let repaint = ctx.clone();
@@ -263,6 +282,7 @@ impl DarkRoom {
             zoom: Default::default(),
             comparison: Default::default(),
             show_clipping: false,
+            show_subject: false,
             index_summary: None,
             decisions_durable: 0,
             ui_state: UiState::default(),

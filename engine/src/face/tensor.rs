@@ -45,12 +45,23 @@ pub fn letterbox_top_left(img: &RgbImage, w: u32, h: u32) -> (RgbImage, f32) {
     (canvas, scale)
 }
 
+/// Where the photo sits in the model's input: input = photo × scale + pad.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fitted {
+    pub scale: f32,
+    pub pad_x: f32,
+    pub pad_y: f32,
+    /// The photo's size.
+    pub width: u32,
+    pub height: u32,
+}
+
 /// Ultralytics' letterbox grey.
 const YOLO_PAD: u8 = 114;
 
 /// Scale `img` to fit `w`x`h` keeping aspect and centre it on a grey canvas (YOLO's letterbox).
 /// Returns the canvas and where the photo sits in it.
-pub fn letterbox_centre(img: &RgbImage, w: u32, h: u32) -> (RgbImage, crate::subject::Fitted) {
+pub fn letterbox_centre(img: &RgbImage, w: u32, h: u32) -> (RgbImage, Fitted) {
     let (iw, ih) = img.dimensions();
     let scale = letterbox_scale(iw, ih, w, h);
     let nw = ((iw as f32 * scale).round() as u32).clamp(1, w);
@@ -59,7 +70,7 @@ pub fn letterbox_centre(img: &RgbImage, w: u32, h: u32) -> (RgbImage, crate::sub
     let (pad_x, pad_y) = ((w - nw) / 2, (h - nh) / 2);
     let mut canvas = RgbImage::from_pixel(w, h, image::Rgb([YOLO_PAD; 3]));
     imageops::replace(&mut canvas, &resized, i64::from(pad_x), i64::from(pad_y));
-    let fitted = crate::subject::Fitted {
+    let fitted = Fitted {
         scale,
         pad_x: pad_x as f32,
         pad_y: pad_y as f32,

@@ -8,7 +8,7 @@ use super::Mask;
 use super::sample::bilinear;
 use crate::cards::{OutputContract, Resize, Role};
 use crate::error::EngineError;
-use crate::face::{letterbox_centre, nms, normalise_nchw};
+use crate::face::{Fitted, letterbox_centre, nms, normalise_nchw};
 use crate::sessions::{ModelSession, Output};
 
 /// One thing found, in the photo's pixel coordinates.
@@ -33,17 +33,6 @@ pub struct YoloSegDecode {
     pub mask_threshold: f32,
     /// The model input's (width, height).
     pub input: (usize, usize),
-}
-
-/// Where the photo sits in the model's input: input = photo × scale + pad.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Fitted {
-    pub scale: f32,
-    pub pad_x: f32,
-    pub pad_y: f32,
-    /// The photo's size.
-    pub width: u32,
-    pub height: u32,
 }
 
 /// A candidate before NMS, in the input's pixels.

@@ -7,7 +7,8 @@ mod mask;
 mod salient;
 mod sample;
 
-pub use instances::{Fitted, Instance, InstanceSegmenter, YoloSegDecode};
+pub use crate::face::Fitted;
+pub use instances::{Instance, InstanceSegmenter, YoloSegDecode};
 pub use mask::Mask;
 pub use salient::{Salient, SalientSegmenter};
 pub use sample::bilinear;

@@ -62,7 +62,7 @@ pub fn compare_ui(
                 intents.push(Intent::ZoomLock(id));
             }
         });
-        let drawn = super::photo::photo_ui(&mut pane, pictures, &zoom, app.show_clipping, intents);
+        let drawn = super::photo::photo_ui(&mut pane, pictures, &zoom, app.overlays(), intents);
         if Some(id) == current {
             ui.painter().rect_stroke(
                 rect,

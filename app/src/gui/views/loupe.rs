@@ -67,7 +67,7 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
         }
         _ => {}
     }
-    let drawn = super::photo::photo_ui(ui, pictures, &app.zoom, app.show_clipping, intents);
+    let drawn = super::photo::photo_ui(ui, pictures, &app.zoom, app.overlays(), intents);
     state.loupe_placed = drawn.placed;
     if let (Some(placed), Some(full)) = (state.loupe_placed, pictures.full.ready()) {
         super::histogram::histogram_ui(ui, placed.pane, &full.histogram);

@@ -7,6 +7,7 @@ use egui::{Color32, Rect, Sense, Stroke, StrokeKind, pos2, vec2};
 
 use crate::gui::intent::{Intent, ZoomChange};
 use crate::gui::pictures::{Full, Picture, Pictures};
+use crate::gui::state::Overlays;
 use crate::gui::theme;
 use crate::gui::zoom::{self, Placed, Zoom};
 
@@ -19,18 +20,17 @@ pub struct Drawn {
     pub clicked: bool,
 }
 
-/// Draw the photo into the rest of `ui`.
-/// `clipping`: lay the clipping mask (J) over the photo, under the navigator.
+/// Draw the photo into the rest of `ui`, with the `overlays` asked for.
 pub fn photo_ui(
     ui: &mut egui::Ui,
     pictures: &Pictures,
     zoom: &Zoom,
-    clipping: bool,
+    overlays: Overlays,
     intents: &mut Vec<Intent>,
 ) -> Drawn {
     let pane = ui.available_rect_before_wrap();
     let response = ui.allocate_rect(pane, Sense::click_and_drag());
-    let placed = draw(ui, &response, pane, pictures, zoom, clipping, intents);
+    let placed = draw(ui, &response, pane, pictures, zoom, overlays, intents);
     Drawn {
         placed,
         clicked: response.clicked(),
@@ -43,7 +43,7 @@ fn draw(
     pane: Rect,
     pictures: &Pictures,
     zoom: &Zoom,
-    clipping: bool,
+    overlays: Overlays,
     intents: &mut Vec<Intent>,
 ) -> Option<Placed> {
     // Stepping faster than pictures are made, the best already here is shown: the grid
@@ -90,8 +90,15 @@ fn draw(
         }
         _ => {}
     }
-    if clipping && let Some(full) = full {
+    if overlays.clipping
+        && let Some(full) = full
+    {
         painter.image(full.clipping.id(), photo, UV, Color32::WHITE);
+    }
+    if overlays.subject
+        && let Some(subject) = &pictures.subject
+    {
+        painter.image(subject.id(), photo, UV, Color32::WHITE);
     }
     let mut words = zoom_words(zoom, &pictures.full);
     if from_thumbnail && full.is_none() {

@@ -22,8 +22,39 @@ pub struct FaceCrop {
     pub person: Option<i64>,
 }
 
+/// What the index says to show over a photo in the loupe: its faces' close-ups and its
+/// subject's mask, as an overlay (O).
+pub struct Closeups {
+    pub faces: Vec<FaceCrop>,
+    /// The subject's mask at its stored size, the subject tinted, the rest clear.
+    pub subject: Option<egui::ColorImage>,
+}
+
 /// A photo's close-ups: None when the photo is not indexed.
-pub type FaceCrops = Result<Option<Vec<FaceCrop>>, String>;
+pub type FaceCrops = Result<Option<Closeups>, String>;
+
+/// The subject overlay's tint: what the focus was measured in.
+pub const SUBJECT_TINT: egui::Color32 = egui::Color32::from_rgba_premultiplied(110, 26, 26, 110);
+
+/// The stored subject mask as an overlay (None when its bits do not fit its size).
+fn subject_overlay(s: &darkroom_catalog::SubjectRow) -> Option<egui::ColorImage> {
+    let mask = darkroom_engine::subject::Mask::from_packed(s.mask_width, s.mask_height, &s.mask)?;
+    let pixels = mask
+        .as_bytes()
+        .iter()
+        .map(|&p| {
+            if p != 0 {
+                SUBJECT_TINT
+            } else {
+                egui::Color32::TRANSPARENT
+            }
+        })
+        .collect();
+    Some(egui::ColorImage::new(
+        [s.mask_width as usize, s.mask_height as usize],
+        pixels,
+    ))
+}
 
 /// Crops of at most this many pixels a side: a close-up, not the photo again.
 pub const FACE_CROP_MAX: u32 = 256;
@@ -71,5 +102,8 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
             }
         })
         .collect();
-    Ok(Some(crops))
+    Ok(Some(Closeups {
+        faces: crops,
+        subject: indexed.subject.as_ref().and_then(subject_overlay),
+    }))
 }
