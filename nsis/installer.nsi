@@ -62,9 +62,11 @@ Section "DarkRoom" SecApp
   File "${STAGE}\darkroom.exe"
   File "${STAGE}\onnxruntime.dll"
   File "${STAGE}\darkroom.ico"
-  ; U2-Netp, the subject segmenter: the engine looks in models\ beside the exe.
+  ; U2-Netp, the subject segmenter, and CenterFace, the face detector any use may ship: the
+  ; engine looks in models\ beside the exe.
   SetOutPath "$INSTDIR\models"
   File "${STAGE}\models\u2netp.onnx"
+  File "${STAGE}\models\centerface.onnx"
   SetOutPath "$INSTDIR\licences"
   File "${STAGE}\licences\*.*"
 
@@ -94,6 +96,7 @@ Section "Uninstall"
   Delete "$INSTDIR\onnxruntime.dll"
   Delete "$INSTDIR\darkroom.ico"
   Delete "$INSTDIR\models\u2netp.onnx"
+  Delete "$INSTDIR\models\centerface.onnx"
   RMDir "$INSTDIR\models"
   RMDir /r "$INSTDIR\licences"
   Delete "$INSTDIR\uninstall.exe"

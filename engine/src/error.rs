@@ -60,6 +60,10 @@ pub enum EngineError {
         path: PathBuf,
     },
 
+    /// The card itself is inconsistent: its role's decoder cannot read what it declares.
+    #[error("the card of model {model_id} does not fit its decoder: {reason}")]
+    CardMismatch { model_id: String, reason: String },
+
     #[error("model {model_id} has role {actual}, asked for as {wanted}")]
     WrongRole {
         model_id: String,

@@ -54,6 +54,53 @@ pub struct ReleaseRecord {
 }
 
 impl ReleaseRecord {
+    /// A detector-recall gate's measure (None for any other gate): per runtime the share found
+    /// above the floor and the input-size band below it ("<40"), the worst runtime's.
+    pub fn detector_recall(&self) -> Option<DetectorRecall> {
+        let descriptor = self.identity.get("descriptor")?;
+        if descriptor.get("gate").and_then(Value::as_str) != Some("detector-recall") {
+            return None;
+        }
+        let reference = descriptor.get("reference")?.as_str()?.to_owned();
+        let mut recall: Option<DetectorRecall> = None;
+        for summary in self.parity.as_object()?.values() {
+            let above = summary.get("found_above_floor")?.as_f64()?;
+            let low = summary
+                .get("bands")?
+                .get("input")?
+                .as_array()?
+                .iter()
+                .find(|b| {
+                    b.get("band")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| n.starts_with('<'))
+                })?;
+            let floor_px = low
+                .get("band")
+                .and_then(Value::as_str)
+                .and_then(|n| n[1..].trim().parse().ok())?;
+            let below = low.get("recall").and_then(Value::as_f64);
+            let worse = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            recall = Some(match recall {
+                None => DetectorRecall {
+                    reference: reference.clone(),
+                    floor_px,
+                    above,
+                    below,
+                },
+                Some(r) => DetectorRecall {
+                    above: r.above.min(above),
+                    below: worse(r.below, below),
+                    ..r
+                },
+            });
+        }
+        recall
+    }
+
     /// The form id (`assets/model-forms.toml`) the record is for.
     pub fn form(&self) -> Option<&str> {
         self.identity.get("form").and_then(Value::as_str)
@@ -62,6 +109,36 @@ impl ReleaseRecord {
     /// The model_id the artifact serves under.
     pub fn model_id(&self) -> Option<&str> {
         self.identity.get("model_id").and_then(Value::as_str)
+    }
+}
+
+/// What a detector's `detector-recall` gate measured against its reference detector, the worst
+/// of the runtimes it ran on: for the Models window and Settings to say what it finds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DetectorRecall {
+    /// The reference detector's model_id.
+    pub reference: String,
+    /// The size floor of the gate (input pixels): faces at least this big are the bar's.
+    pub floor_px: u32,
+    /// Share of the reference's faces at or above the floor the detector found.
+    pub above: f64,
+    /// Share of the smaller ones, where there were any.
+    pub below: Option<f64>,
+}
+
+impl DetectorRecall {
+    /// In words, e.g. "finds 100% of scrfd_2.5g's faces of 40 px and more, 69% of smaller ones".
+    pub fn words(&self) -> String {
+        let below = self
+            .below
+            .map(|b| format!(", {:.0}% of smaller ones", b * 100.0))
+            .unwrap_or_default();
+        format!(
+            "finds {:.0}% of {}'s faces of {} px and more{below}",
+            self.above * 100.0,
+            self.reference,
+            self.floor_px
+        )
     }
 }
 
@@ -151,6 +228,12 @@ impl ReleaseSet {
         None
     }
 
+    /// What the released form of `card` finds against its reference detector, where its gate
+    /// measured that.
+    pub fn detector_recall(&self, card: &ModelCard) -> Option<DetectorRecall> {
+        self.for_form(card.form.as_deref()?)?.detector_recall()
+    }
+
     /// Whether `card` may be offered (see [`ReleaseSet::refusal`]).
     pub fn passed(&self, card: &ModelCard) -> bool {
         self.refusal(card).is_none()
@@ -166,12 +249,23 @@ impl ReleaseSet {
 /// this before building any session from the store, so a derived form whose record is
 /// missing or failed is refused by every consumer, not only hidden in Settings.
 pub fn builtin_refusal(card: &ModelCard) -> Option<String> {
-    static BUILTIN: std::sync::OnceLock<Result<ReleaseSet, String>> = std::sync::OnceLock::new();
     card.form.as_ref()?;
-    match BUILTIN.get_or_init(|| ReleaseSet::builtin().map_err(|e| e.to_string())) {
+    match builtin_set() {
         Ok(set) => set.refusal(card),
         Err(e) => Some(e.clone()),
     }
+}
+
+/// What the built-in record of `card`'s form measured it to find (see
+/// [`ReleaseSet::detector_recall`]).
+pub fn builtin_detector_recall(card: &ModelCard) -> Option<DetectorRecall> {
+    builtin_set().as_ref().ok()?.detector_recall(card)
+}
+
+/// The built-in records, parsed once per process.
+fn builtin_set() -> &'static Result<ReleaseSet, String> {
+    static BUILTIN: std::sync::OnceLock<Result<ReleaseSet, String>> = std::sync::OnceLock::new();
+    BUILTIN.get_or_init(|| ReleaseSet::builtin().map_err(|e| e.to_string()))
 }
 
 /// sha256 of the canonical JSON of an identity block.
@@ -340,5 +434,35 @@ mod tests {
         let err =
             ReleaseSet::parse(&format!(r#"{{"records": [{r}, {r}]}}"#), "test").expect_err("twice");
         assert!(err.to_string().contains("twice"), "{err}");
+    }
+
+    #[test]
+    fn the_released_centerface_says_what_it_finds_and_the_int8_detector_nothing() {
+        let cards = CardSet::builtin().expect("builtin cards");
+        let set = ReleaseSet::builtin().expect("records");
+        let recall = set
+            .detector_recall(cards.get("centerface").expect("card"))
+            .expect("CenterFace's gate measured its recall");
+        assert_eq!(recall.reference, "scrfd_2.5g");
+        assert_eq!(recall.floor_px, 40);
+        assert!((recall.above - 1.0).abs() < 1e-9, "{recall:?}");
+        let below = recall.below.expect("small faces measured");
+        assert!((0.5..0.9).contains(&below), "{recall:?}");
+        assert_eq!(
+            recall.words(),
+            format!(
+                "finds 100% of scrfd_2.5g's faces of 40 px and more, {:.0}% of smaller ones",
+                below * 100.0
+            )
+        );
+        // Another gate measures no recall; a card without a form has no record.
+        assert_eq!(
+            set.detector_recall(cards.get("scrfd_2.5g_i8").expect("card")),
+            None
+        );
+        assert_eq!(
+            set.detector_recall(cards.get("u2netp").expect("card")),
+            None
+        );
     }
 }

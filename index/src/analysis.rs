@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::bursts::{self, Frame};
 use crate::job::Thresholds;
+use crate::subject;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BurstPlace {
@@ -35,7 +36,9 @@ pub struct PhotoAnalysis {
     /// width and height, so any rendition of the photo can show it.
     pub people: Vec<(Option<i64>, [f32; 4])>,
     pub burst: Option<BurstPlace>,
-    /// The subject's focus, where a segmenter found one.
+    /// A face of it had its eyes judged, so its faces judge it ([`subject::judged_by_faces`]).
+    pub judged_by_faces: bool,
+    /// The subject's focus, where a segmenter found one in a photo its faces do not judge.
     pub subject: Option<SubjectFocus>,
     /// Some face whose eyes could be judged has them softer than the rest of the face.
     pub eyes_soft: bool,
@@ -98,7 +101,8 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
     indexed
         .iter()
         .zip(places)
-        .map(|((path, i), burst)| PhotoAnalysis {
+        .map(|((path, i), burst)| (path, i, burst, subject::judged_by_faces(&i.faces)))
+        .map(|(path, i, burst, judged_by_faces)| PhotoAnalysis {
             path: path.clone(),
             detector: i.stamp.detector.clone(),
             sharpness: i.sharpness,
@@ -115,12 +119,17 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 })
                 .collect(),
             burst,
-            subject: i.subject.as_ref().map(|s| SubjectFocus {
-                class: s.class.clone(),
-                sharpness: s.sharpness,
-                background: s.background,
-                soft: subject_soft(s.sharpness, s.background, thresholds),
-            }),
+            judged_by_faces,
+            subject: i
+                .subject
+                .as_ref()
+                .filter(|_| !judged_by_faces)
+                .map(|s| SubjectFocus {
+                    class: s.class.clone(),
+                    sharpness: s.sharpness,
+                    background: s.background,
+                    soft: subject_soft(s.sharpness, s.background, thresholds),
+                }),
             eyes_soft: i
                 .faces
                 .iter()

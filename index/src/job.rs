@@ -664,10 +664,9 @@ fn remeasure(
         .photo_index(&d.path)
         .map_err(|e| e.to_string())?
         .ok_or("its index row is gone")?;
-    let subject = find_subject(d, &mut models.segmenters, stages)?;
     // Stored boxes are in full-size pixels; the decode is smaller.
     let k = d.work.scale_to_full();
-    let eyes = stored
+    let eyes: Vec<(i64, Option<f32>)> = stored
         .faces
         .iter()
         .map(|f| {
@@ -676,6 +675,12 @@ fn remeasure(
             (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
         })
         .collect();
+    let judged = eyes.iter().any(|(_, e)| e.is_some());
+    let subject = if judged {
+        None
+    } else {
+        find_subject(d, &mut models.segmenters, stages)?
+    };
     let t = Instant::now();
     catalog
         .store_measures(
@@ -766,7 +771,11 @@ fn infer(
             eyes_sharpness: eye_focus(img, face.bbox, &face.landmarks, thresholds),
         });
     }
-    let subject = find_subject(d, &mut models.segmenters, stages)?;
+    let subject = if subject::judged_by_faces(&rows) {
+        None
+    } else {
+        find_subject(d, &mut models.segmenters, stages)?
+    };
     let changed = match people {
         Some(p) => p
             .people

@@ -116,7 +116,8 @@ pub enum Reason {
     BurstOther,
     Blurry,
     EyesClosed,
-    /// No face, and its subject is softer than the photo allows.
+    /// No face judges it (none, or too small to judge), and its subject is softer than the
+    /// photo allows.
     SubjectSoft,
     /// A face's eyes are softer than the face: the focus missed them.
     EyesSoft,
@@ -171,7 +172,7 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
             } else if strict.reject_eyes_closed && a.eyes_closed {
                 Reason::EyesClosed
             } else if strict.reject_subject_soft
-                && a.faces == 0
+                && !a.judged_by_faces
                 && a.subject.as_ref().is_some_and(|s| s.soft)
             {
                 Reason::SubjectSoft
@@ -292,6 +293,7 @@ mod tests {
                 size: 3,
                 suggested: false,
             }),
+            judged_by_faces: true,
             subject: None,
             eyes_soft: false,
         }
@@ -422,8 +424,9 @@ mod tests {
 
     #[test]
     fn a_soft_subject_without_faces_and_soft_eyes_are_rejected_as_the_strictness_says() {
-        let soft_subject = |faces: usize| PhotoAnalysis {
+        let soft_subject = |faces: usize, judged_by_faces: bool| PhotoAnalysis {
             faces,
+            judged_by_faces,
             subject: Some(crate::analysis::SubjectFocus {
                 class: None,
                 sharpness: 20.0,
@@ -436,25 +439,37 @@ mod tests {
             eyes_soft: true,
             ..photo(200.0, false, None)
         };
-        let photos = [soft_subject(0), soft_subject(1), soft_eyes];
-        let none = [
-            Decision::default(),
-            Decision::default(),
-            Decision::default(),
+        // No face; a face too small to judge (a figure in a landscape); a face judged.
+        let photos = [
+            soft_subject(0, false),
+            soft_subject(1, false),
+            soft_subject(1, true),
+            soft_eyes,
         ];
+        let none: [Decision; 4] = Default::default();
         let reject = |r| Some((Flag::Reject, r));
         assert_eq!(
             run(&photos, &none, &rules(Strictness::Lenient)),
-            vec![None, None, None]
+            vec![None, None, None, None]
         );
         assert_eq!(
             run(&photos, &none, &rules(Strictness::Balanced)),
-            vec![reject(Reason::SubjectSoft), None, None],
-            "a face's own measures judge a photo with faces"
+            vec![
+                reject(Reason::SubjectSoft),
+                reject(Reason::SubjectSoft),
+                None,
+                None
+            ],
+            "a face's own measures judge a photo its faces can judge"
         );
         assert_eq!(
             run(&photos, &none, &rules(Strictness::Strict)),
-            vec![reject(Reason::SubjectSoft), None, reject(Reason::EyesSoft)]
+            vec![
+                reject(Reason::SubjectSoft),
+                reject(Reason::SubjectSoft),
+                None,
+                reject(Reason::EyesSoft)
+            ]
         );
     }
 }

@@ -1,7 +1,10 @@
 //! The photo's subject, for its focus: the largest person, animal or vehicle an instance
-//! segmenter finds, else the salient object.
+//! segmenter finds, else the salient object. Only a photo that its faces do not judge has one:
+//! a face whose eyes can be judged is the subject of its photo, and its own focus and its eyes'
+//! say more than a mask of the person around it (and the segmenter, the costliest model of the
+//! job, runs only where it is the judge).
 
-use darkroom_catalog::SubjectRow;
+use darkroom_catalog::{FaceRow, SubjectRow};
 use darkroom_engine::subject::{InstanceSegmenter, Mask, SalientSegmenter};
 use image::{GrayImage, RgbImage};
 
@@ -29,6 +32,13 @@ pub const SUBJECT_CLASSES: &[&str] = &[
     "truck",
     "boat",
 ];
+
+/// Whether a photo's faces judge it: one of them had its eyes measured (they were far enough
+/// apart, [`crate::job::Thresholds::eyes_min_distance_px`]). Such a photo gets no subject, and
+/// its subject's focus, if an older index measured one, is not its judge.
+pub fn judged_by_faces(faces: &[FaceRow]) -> bool {
+    faces.iter().any(|f| f.eyes_sharpness.is_some())
+}
 
 /// Stored masks are this many times smaller on a side than the analysis's luma.
 pub const STORED_MASK_DIVISOR: u32 = 8;

@@ -57,6 +57,9 @@ pub struct CardStatus {
     pub state: CardState,
     /// None: nothing to fetch it from (import it instead).
     pub offer: Option<Offer>,
+    /// A detector's measured recall against its release gate's reference, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall: Option<String>,
 }
 
 /// A model file that was put in place and verified.
@@ -127,6 +130,7 @@ impl ModelManager {
                 licence: card.licence.clone(),
                 fixture_only: card.fixture_only,
                 state: self.state_of(card),
+                recall: darkroom_engine::releases::builtin_detector_recall(card).map(|r| r.words()),
             })
             .collect()
     }

@@ -112,10 +112,14 @@ fn detector_choices() -> Vec<DetectorChoice> {
     let releases = darkroom_engine::releases::ReleaseSet::builtin().expect("release records");
     DETECTOR_TIERS
         .iter()
-        .map(|t| DetectorChoice {
-            tier: *t,
-            installed: t.model_id != "scrfd_10g",
-            released: releases.passed(cards.get(t.model_id).expect("a card per tier")),
+        .map(|t| {
+            let card = cards.get(t.model_id).expect("a card per tier");
+            DetectorChoice {
+                tier: *t,
+                installed: t.model_id != "scrfd_10g",
+                released: releases.passed(card),
+                recall: releases.detector_recall(card).map(|r| r.words()),
+            }
         })
         .collect()
 }
@@ -682,7 +686,7 @@ fn index_faces_from_the_window() {
     h.get_by_label_contains("astronaut.png · indexed with scrfd_2.5g");
 
     // The loupe shows the astronaut's face at 100%, with its focus, open eyes and her eyes'
-    // focus, and the subject's focus beside the photo's facts.
+    // focus. Her face judges the photo: no subject was looked for.
     h.get_by_label_contains("astronaut.png").click();
     h.run_steps(2);
     h.set_size(egui::vec2(640.0, 480.0));
@@ -690,11 +694,15 @@ fn index_faces_from_the_window() {
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
     h.get_by_label("eyes open");
-    h.get_by_label_contains("subject focus ");
+    assert_eq!(
+        h.query_all_by_label_contains("subject focus ").count(),
+        0,
+        "a photo its face judges has no subject"
+    );
     assert_eq!(
         h.query_all_by_label_contains("focus ").count(),
-        2,
-        "the subject's focus and the close-up's"
+        1,
+        "the close-up's focus"
     );
     assert_eq!(
         h.query_all_by_label_contains("eyes ").count(),
@@ -702,9 +710,19 @@ fn index_faces_from_the_window() {
         "eyes open, and her eyes' focus"
     );
     h.snap("loupe_faces");
-    // O lays the subject's mask over the photo: the astronaut, as the index stored it.
+    // A photo without faces is judged by its subject: the coffee cup's focus beside the facts,
+    // and O lays its mask over the photo, as the index stored it.
+    h.key_press(Key::Escape);
+    h.run_steps(2);
+    h.get_by_label_contains("coffee.png").click();
+    h.run_steps(2);
+    h.key_press(Key::Space);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Loupe);
+    h.get_by_label_contains("subject focus ");
     h.key_press(Key::O);
     h.run_steps(2);
+    settle(&mut h);
     assert!(h.state().show_subject);
     let id = h.state().cull.selected_id().expect("a photo in the loupe");
     assert!(

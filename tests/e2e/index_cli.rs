@@ -324,7 +324,16 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
         .expect("query")
         .expect("indexed");
     assert_eq!(astronaut.stamp.measures, darkroom_catalog::MEASURES);
-    let subject = astronaut.subject.expect("her subject row");
+    assert!(
+        astronaut.subject.is_none(),
+        "her face judges the photo: no subject is looked for"
+    );
+    let rocket = catalog
+        .photo_index(&folder.join("rocket.jpg"))
+        .expect("query")
+        .expect("indexed");
+    assert!(rocket.faces.is_empty(), "{:?}", rocket.faces);
+    let subject = rocket.subject.expect("the rocket's subject row");
     assert_eq!(subject.segmenter, "u2netp");
     assert_eq!(
         subject.mask.len(),

@@ -62,7 +62,9 @@ struct PhotoOut {
     sharpness: f32,
     blurry: bool,
     eyes_closed: bool,
-    /// The subject's focus, where a segmenter found one.
+    /// A face of it had its eyes judged: its faces judge it, and it has no subject.
+    judged_by_faces: bool,
+    /// The subject's focus, where a segmenter found one in a photo its faces do not judge.
     #[serde(skip_serializing_if = "Option::is_none")]
     subject: Option<darkroom_index::analysis::SubjectFocus>,
     eyes_soft: bool,
@@ -209,6 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             sharpness: a.sharpness,
             blurry: a.blurry,
             eyes_closed: a.eyes_closed,
+            judged_by_faces: a.judged_by_faces,
             subject: a.subject,
             eyes_soft: a.eyes_soft,
             faces: i

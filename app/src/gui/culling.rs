@@ -997,6 +997,7 @@ mod tests {
                 size: 2,
                 suggested,
             }),
+            judged_by_faces: true,
             subject: None,
             eyes_soft: false,
         }

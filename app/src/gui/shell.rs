@@ -131,20 +131,29 @@ pub fn start_engine(
     let _ = answer.send(result);
 }
 
-/// The detector tiers and which are installed, looked up before the window opens.
+/// The detector tiers and which are installed (in the models dir or a package's folder, as the
+/// store finds them), looked up before the window opens.
 pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
-    let cards = darkroom_engine::CardSet::builtin().ok();
+    let Ok(cards) = darkroom_engine::CardSet::builtin() else {
+        return Vec::new();
+    };
+    let store = darkroom_engine::ModelStore::new(models, cards)
+        .with_bundled(darkroom_engine::paths::bundled_models_dirs());
     let releases = darkroom_engine::releases::ReleaseSet::builtin().ok();
     DETECTOR_TIERS
         .iter()
         .map(|t| {
-            let card = cards.as_ref().and_then(|cards| cards.get(t.model_id).ok());
+            let card = store.cards().get(t.model_id).ok();
             DetectorChoice {
                 tier: *t,
-                installed: card.is_some_and(|c| models.join(&c.file).is_file()),
+                installed: card.is_some_and(|c| store.is_present(c)),
                 released: card
                     .zip(releases.as_ref())
                     .is_some_and(|(c, r)| r.passed(c)),
+                recall: card
+                    .zip(releases.as_ref())
+                    .and_then(|(c, r)| r.detector_recall(c))
+                    .map(|r| r.words()),
             }
         })
         .collect()

@@ -6,7 +6,7 @@ use image::RgbImage;
 
 use super::Mask;
 use super::sample::bilinear;
-use crate::cards::{OutputContract, Resize, Role};
+use crate::cards::{OutputContract, Resize};
 use crate::error::EngineError;
 use crate::face::{Fitted, letterbox_centre, nms, normalise_nchw};
 use crate::sessions::{ModelSession, Output};
@@ -51,6 +51,7 @@ pub struct InstanceSegmenter {
 impl InstanceSegmenter {
     /// `classes`: the card's class names in order (the card set resolves a named list).
     pub fn new(session: ModelSession, classes: Vec<String>) -> Result<Self, EngineError> {
+        super::check_card(&session, Resize::LetterboxCentre)?;
         let OutputContract::YoloSeg {
             mask_protos,
             score_threshold,
@@ -59,19 +60,8 @@ impl InstanceSegmenter {
             ..
         } = session.card.output
         else {
-            return Err(EngineError::WrongRole {
-                model_id: session.model_id(),
-                wanted: Role::Segmenter,
-                actual: session.card.role,
-            });
+            return Err(super::other_contract(&session, "yolo_seg"));
         };
-        if session.card.input.resize != Resize::LetterboxCentre {
-            return Err(EngineError::WrongRole {
-                model_id: session.model_id(),
-                wanted: Role::Segmenter,
-                actual: session.card.role,
-            });
-        }
         let (h, w) = session.card.input.hw();
         Ok(InstanceSegmenter {
             session,

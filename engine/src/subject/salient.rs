@@ -5,7 +5,7 @@ use image::RgbImage;
 
 use super::Mask;
 use super::sample::bilinear;
-use crate::cards::{OutputContract, Resize, Role};
+use crate::cards::{OutputContract, Resize};
 use crate::error::EngineError;
 use crate::face::{normalise_nchw, resize_bilinear};
 use crate::sessions::ModelSession;
@@ -28,21 +28,14 @@ pub struct Salient {
 
 impl SalientSegmenter {
     pub fn new(session: ModelSession) -> Result<Self, EngineError> {
-        match session.card.output {
-            OutputContract::Salient { mask_threshold, .. }
-                if session.card.input.resize == Resize::Stretch =>
-            {
-                Ok(SalientSegmenter {
-                    session,
-                    mask_threshold,
-                })
-            }
-            _ => Err(EngineError::WrongRole {
-                model_id: session.model_id(),
-                wanted: Role::Segmenter,
-                actual: session.card.role,
-            }),
-        }
+        super::check_card(&session, Resize::Stretch)?;
+        let OutputContract::Salient { mask_threshold, .. } = session.card.output else {
+            return Err(super::other_contract(&session, "salient"));
+        };
+        Ok(SalientSegmenter {
+            session,
+            mask_threshold,
+        })
     }
 
     pub fn model_id(&self) -> String {

@@ -144,13 +144,15 @@ fn marks_text(p: &Photo, m: &Marks<'_>) -> String {
             parts.push("suggested".to_owned());
         }
     }
-    if a.sharpness < m.blurry_below {
+    let blurry = a.sharpness < m.blurry_below;
+    if blurry {
         parts.push("blurry".to_owned());
     }
     if a.eyes_closed {
         parts.push("eyes closed".to_owned());
     }
-    if a.subject.as_ref().is_some_and(|s| s.soft) {
+    // A photo blurry as a whole has a soft subject too: one word says it.
+    if !blurry && a.subject.as_ref().is_some_and(|s| s.soft) {
         parts.push("subject soft".to_owned());
     }
     if a.eyes_soft {

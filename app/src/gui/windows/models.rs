@@ -180,7 +180,18 @@ impl ModelsWindow {
                 };
                 for row in rows.iter().filter(listed) {
                     ui.monospace(&row.model_id);
-                    ui.label(role_name(row.role));
+                    match &row.recall {
+                        // A detector with a measured recall says it under its role.
+                        Some(recall) => {
+                            ui.vertical(|ui| {
+                                ui.label(role_name(row.role));
+                                ui.label(RichText::new(recall).small().weak());
+                            });
+                        }
+                        None => {
+                            ui.label(role_name(row.role));
+                        }
+                    }
                     match &row.state {
                         CardState::Ready { sha256 } => {
                             ui.label(format!("installed · {}", &sha256[..12]));

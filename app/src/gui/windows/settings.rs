@@ -23,8 +23,15 @@ pub struct DetectorTier {
     pub onnx_runtime_only: bool,
 }
 
-/// The face detector choices: a name for each SCRFD size, and the int8 form of one.
+/// The face detector choices: a name for each SCRFD size, the int8 form of one, and CenterFace,
+/// the one whose licence allows any use (every package installs it; docs/MODEL-RELEASES.md has
+/// its recall against SCRFD-2.5G).
 pub const DETECTOR_TIERS: &[DetectorTier] = &[
+    DetectorTier {
+        label: "Any use, MIT",
+        model_id: "centerface",
+        onnx_runtime_only: false,
+    },
     DetectorTier {
         label: "Fast",
         model_id: "scrfd_500m",
@@ -66,6 +73,8 @@ pub struct DetectorChoice {
     pub tier: DetectorTier,
     pub installed: bool,
     pub released: bool,
+    /// What its release gate measured it to find against its reference, in words.
+    pub recall: Option<String>,
 }
 
 impl DetectorChoice {
@@ -263,6 +272,9 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                             .on_disabled_hover_text("Not installed: get it in Models");
                         if r.clicked() && detector != id {
                             change = Some(SettingsChange::Detector(id.to_owned()));
+                        }
+                        if let Some(recall) = &d.recall {
+                            ui.weak(format!("    {recall}"));
                         }
                     }
                     ui.weak("Photos indexed with another detector are marked; Index faces redoes them.");
