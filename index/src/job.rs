@@ -675,8 +675,7 @@ fn remeasure(
             (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
         })
         .collect();
-    let judged = eyes.iter().any(|(_, e)| e.is_some());
-    let subject = if judged {
+    let subject = if subject::judged_by_eyes(eyes.iter().map(|&(_, e)| e)) {
         None
     } else {
         find_subject(d, &mut models.segmenters, stages)?

@@ -34,10 +34,16 @@ pub const SUBJECT_CLASSES: &[&str] = &[
 ];
 
 /// Whether a photo's faces judge it: one of them had its eyes measured (they were far enough
-/// apart, [`crate::job::Thresholds::eyes_min_distance_px`]). Such a photo gets no subject, and
+/// apart, the index job's `eyes_min_distance_px`). Such a photo gets no subject, and
 /// its subject's focus, if an older index measured one, is not its judge.
 pub fn judged_by_faces(faces: &[FaceRow]) -> bool {
-    faces.iter().any(|f| f.eyes_sharpness.is_some())
+    judged_by_eyes(faces.iter().map(|f| f.eyes_sharpness))
+}
+
+/// The same rule on the faces' eye-level focus alone, for a photo whose rows are not built yet
+/// (the index job decides on it before it runs the segmenter).
+pub fn judged_by_eyes(eyes: impl IntoIterator<Item = Option<f32>>) -> bool {
+    eyes.into_iter().any(|e| e.is_some())
 }
 
 /// Stored masks are this many times smaller on a side than the analysis's luma.
