@@ -185,6 +185,9 @@ pub struct StageTimes {
     /// Finding the subject and measuring it.
     #[serde(default)]
     pub segment_ms: f64,
+    /// Photos the segmenter ran on: those no face judges.
+    #[serde(default)]
+    pub segmented: usize,
     pub store_ms: f64,
 }
 
@@ -633,6 +636,7 @@ fn find_subject(
     let found = segmenters.find(&d.work.image, w, h)?;
     let row = found.and_then(|s| subject::row(&s, &d.luma));
     stages.segment_ms += ms(t);
+    stages.segmented += 1;
     Ok(row)
 }
 

@@ -117,3 +117,57 @@ pub fn open_segmenters(sessions: &Sessions, pin: &JobPin) -> Result<Segmenters, 
     }
     Ok(segmenters)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darkroom_engine::CardSet;
+
+    fn file_of(cards: &CardSet, id: &str) -> String {
+        cards.get(id).expect("a built-in card").file.clone()
+    }
+
+    /// A first run on a package's install: the models dir is empty and the package put
+    /// CenterFace in its read-only folder, so the detector is CenterFace; a downloaded SCRFD
+    /// takes over as the default; with neither, the error names the models dir.
+    #[test]
+    fn a_packaged_centerface_is_the_detector_until_scrfd_is_installed() {
+        let cards = CardSet::builtin().expect("built-in cards parse");
+        let own = tempfile::tempdir().expect("temp dir");
+        let package = tempfile::tempdir().expect("temp dir");
+        let store =
+            ModelStore::new(own.path(), cards.clone()).with_bundled(vec![package.path().into()]);
+
+        match pick_model(&store, Role::Detector, None, DEFAULT_DETECTOR) {
+            Err(OpenError::NoModel { role, dir }) => {
+                assert_eq!(role, Role::Detector);
+                assert_eq!(dir, own.path());
+            }
+            other => panic!("no detector installed, got {other:?}"),
+        }
+
+        std::fs::write(
+            package.path().join(file_of(&cards, "centerface")),
+            b"packaged",
+        )
+        .expect("write the packaged model");
+        let picked = pick_model(&store, Role::Detector, None, DEFAULT_DETECTOR);
+        assert_eq!(picked.ok().as_deref(), Some("centerface"));
+
+        std::fs::write(
+            own.path().join(file_of(&cards, DEFAULT_DETECTOR)),
+            b"downloaded",
+        )
+        .expect("write the downloaded model");
+        let picked = pick_model(&store, Role::Detector, None, DEFAULT_DETECTOR);
+        assert_eq!(picked.ok().as_deref(), Some(DEFAULT_DETECTOR));
+
+        let named = pick_model(
+            &store,
+            Role::Detector,
+            Some("centerface".into()),
+            DEFAULT_DETECTOR,
+        );
+        assert_eq!(named.ok().as_deref(), Some("centerface"));
+    }
+}

@@ -26,6 +26,31 @@ fn copy_photos(folder: &Path, names: &[&str]) {
     }
 }
 
+/// The job ran U²-Netp on exactly the photos no face judges (a portrait's subject is its face:
+/// its 0.5 s a photo is not spent there), and those are `unjudged`.
+fn assert_segmenter_ran_where_no_face_judges(report: &serde_json::Value, unjudged: &[&str]) {
+    let mut not_judged: Vec<&str> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["judged_by_faces"] == false)
+        .map(|r| {
+            let path = Path::new(r["path"].as_str().expect("path"));
+            path.file_name().and_then(|n| n.to_str()).expect("a name")
+        })
+        .collect();
+    not_judged.sort_unstable();
+    let mut expected = unjudged.to_vec();
+    expected.sort_unstable();
+    assert_eq!(not_judged, expected, "{report}");
+    let stages = &report["stages"];
+    assert_eq!(stages["segmented"], unjudged.len(), "{stages}");
+    assert!(
+        stages["segment_ms"].as_f64().is_some_and(|ms| ms > 0.0),
+        "{stages}"
+    );
+}
+
 const ALL: &[&str] = &[
     "astronaut.png",
     "camera.png",
@@ -257,6 +282,7 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
     let first = index(dir.path(), &folder);
     assert_eq!(first["indexed"], SOME.len(), "{first}");
     assert_eq!(first["model_ids"]["segmenter"], "u2netp");
+    assert_segmenter_ran_where_no_face_judges(&first, &["rocket.jpg", "chelsea.png"]);
     let db = dir.path().join("catalog.sqlite");
     let faces_of = || -> Vec<(i64, Vec<u8>, Option<i64>)> {
         let conn = rusqlite::Connection::open(&db).expect("open");
@@ -313,6 +339,7 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
         (&0.into(), &SOME.len().into(), &0.into()),
         "{again}"
     );
+    assert_segmenter_ran_where_no_face_judges(&again, &["rocket.jpg", "chelsea.png"]);
     assert_eq!(
         faces_of(),
         faces_before,

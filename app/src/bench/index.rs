@@ -395,14 +395,16 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let n = with.photos as f64;
         let job_ms = n / with.end_to_end_photos_per_s * 1e3;
         println!(
-            "segmenter {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · with it / decode alone: {:.2} · its share of the job's time: {:.0} % ({:.0} ms a photo)",
+            "segmenter {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · with it / decode alone: {:.2} · its share of the job's time: {:.0} % ({:.0} ms a photo) · it ran on {} of {} photos (those no face judges)",
             with.segmenter.as_deref().unwrap_or("none"),
             with.end_to_end_photos_per_s / off.end_to_end_photos_per_s,
             with.end_to_end_photos_per_s,
             off.end_to_end_photos_per_s,
             with.end_to_end_photos_per_s / with.decode_alone_photos_per_s,
             100.0 * with.stages.segment_ms / job_ms.max(1e-9),
-            with.stages.segment_ms / n
+            with.stages.segment_ms / n,
+            with.stages.segmented,
+            with.photos
         );
     }
     if let Some(p) = &peer {
