@@ -2,7 +2,8 @@
 //! folder's imports have landed keep what another tool wrote (exiftool reads it back), keys
 //! pressed inside one frame apply in the order pressed, closing while decisions save keeps the
 //! window until they are durable, a write the catalog refuses reverts its mark and says which
-//! photo, and a folder indexed from the command line before it is opened shows its sidecars.
+//! photo, a folder indexed from the command line before it is opened shows its sidecars, and
+//! the subject overlay asked for in the frame that moves the loupe is the new photo's.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -428,4 +429,96 @@ fn the_loupe_shows_the_thumbnail_until_the_photos_picture_is_made() {
             .get(id)
             .is_some_and(|p| p.loupe.ready().is_some())
     );
+}
+
+/// O pressed in the frame that moves the loupe, before the photo's close-ups have come: the
+/// overlay that lands is the new photo's own stored mask (its size, its id), never the one
+/// left behind; and on a photo its face judges, O shows nothing, not the last photo's mask.
+#[test]
+fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = sample_folder(dir.path());
+    let out = darkroom_on(Rt::Ort, dir.path())
+        .env("DARKROOM_MODELS", models())
+        .args(["index", "--catalog"])
+        .arg(dir.path().join("catalog.sqlite"))
+        .arg(&folder)
+        .output()
+        .expect("darkroom index");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stored = |name: &str| {
+        let s = catalog(dir.path())
+            .photo_index(&folder.join(name))
+            .expect("query")
+            .expect("indexed")
+            .subject;
+        s.map(|s| [s.mask_width as usize, s.mask_height as usize])
+    };
+    let (chelsea, coffee) = (stored("chelsea.png"), stored("coffee.png"));
+    assert!(chelsea.is_some() && coffee.is_some() && chelsea != coffee);
+    assert_eq!(
+        stored("grace_hopper.jpg"),
+        None,
+        "her face judges her photo"
+    );
+
+    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    settle(&mut h);
+    let shown = |h: &Harness<'static, DarkRoom>| {
+        let id = h.state().cull.selected_id().expect("a photo");
+        let name = h.state().cull.get(id).expect("shown").file_name();
+        let overlay = h.state().gallery.get(id).and_then(|p| p.subject.clone());
+        if let Some(t) = &overlay {
+            assert_eq!(
+                t.name(),
+                format!("subject-{}-{}", id.generation(), id.index()),
+                "{name}'s overlay is its own"
+            );
+        }
+        (name, overlay.map(|t| t.size()))
+    };
+    keys_in_one_frame(&mut h, &[(Key::Enter, Modifiers::NONE)]);
+    settle(&mut h);
+    assert_eq!(
+        shown(&h),
+        (PHOTOS[0].to_owned(), None),
+        "the astronaut: no subject"
+    );
+
+    // Two photos on and O, in one frame: the cat, and her mask once the close-ups come.
+    keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::ArrowRight, Modifiers::NONE),
+            (Key::ArrowRight, Modifiers::NONE),
+            (Key::O, Modifiers::NONE),
+        ],
+    );
+    assert!(h.state().show_subject);
+    assert_eq!(shown(&h).0, "chelsea.png");
+    settle(&mut h);
+    assert_eq!(shown(&h), ("chelsea.png".to_owned(), chelsea));
+
+    // On to the coffee cup and straight past it to Grace Hopper in one frame, O off and on
+    // again: her face judges her photo, so nothing is laid over it.
+    keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::ArrowRight, Modifiers::NONE),
+            (Key::O, Modifiers::NONE),
+            (Key::O, Modifiers::NONE),
+            (Key::ArrowRight, Modifiers::NONE),
+        ],
+    );
+    assert!(h.state().show_subject);
+    settle(&mut h);
+    assert_eq!(shown(&h), ("grace_hopper.jpg".to_owned(), None));
+    // And back: the cup's own mask.
+    keys_in_one_frame(&mut h, &[(Key::ArrowLeft, Modifiers::NONE)]);
+    settle(&mut h);
+    assert_eq!(shown(&h), ("coffee.png".to_owned(), coffee));
 }
