@@ -642,7 +642,7 @@ fn find_subject(
 
 /// The sharper eye's sharpness of a face at `bbox` with `landmarks` (in `img`'s pixels), where
 /// its eyes are far enough apart to judge.
-fn eye_focus(
+pub fn eye_focus(
     img: &image::RgbImage,
     bbox: [f32; 4],
     landmarks: &[[f32; 2]; 5],

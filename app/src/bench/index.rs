@@ -189,7 +189,8 @@ pub fn worker(
     let decode_alone = files.len() as f64 / started.elapsed().as_secs_f64();
 
     // Inference alone on the same photos: each decoded first, untimed, then only detect +
-    // embed + eyes are timed, one thread as in the job.
+    // embed + eyes (+ the subject where the job looks for one) are timed, one thread as in
+    // the job.
     let mut inference_s = 0.0;
     let mut inferred = 0usize;
     for f in &files {
@@ -207,7 +208,13 @@ pub fn worker(
                 std::hint::black_box(eyes.classify_face(&w.image, &face.landmarks)?);
             }
         }
-        if segmenter.is_some() {
+        let thresholds = Thresholds::default();
+        let eyes = faces
+            .iter()
+            .map(|f| job::eye_focus(&w.image, f.bbox, &f.landmarks, &thresholds))
+            .collect::<Vec<_>>();
+        // Only on a photo no face judges, as the job runs it.
+        if segmenter.is_some() && !darkroom_index::subject::judged_by_eyes(eyes.iter().copied()) {
             // At the analysis's size, as the job asks.
             let small = focus::at_photo_side(&darkroom_index::luma::of(&w.image));
             let (lw, lh) = small.dimensions();
