@@ -345,24 +345,24 @@ fn sql_on(path: &Path) -> impl Fn(&str) {
     }
 }
 
+/// `darkroom index` on `folder` into the catalog the window in `dir` opens.
+fn index_from_the_command_line(dir: &Path, folder: &Path) {
+    run_ok(
+        darkroom_on(Rt::Ort, dir)
+            .env("DARKROOM_MODELS", models())
+            .args(["index", "--catalog"])
+            .arg(dir.join("catalog.sqlite"))
+            .arg(folder),
+    );
+}
+
 /// `darkroom index` (its rows) before the folder was ever opened: the sidecars' ratings are
 /// still what the window shows and keeps.
 #[test]
 fn a_folder_indexed_before_it_is_opened_shows_its_sidecars() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (folder, photos) = shoot_with_sidecars(dir.path(), 4);
-    let out = darkroom_on(Rt::Ort, dir.path())
-        .env("DARKROOM_MODELS", models())
-        .args(["index", "--catalog"])
-        .arg(dir.path().join("catalog.sqlite"))
-        .arg(&folder)
-        .output()
-        .expect("darkroom index");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    index_from_the_command_line(dir.path(), &folder);
     assert!(
         catalog(dir.path())
             .photo_index(&photos[0])
@@ -438,18 +438,7 @@ fn the_loupe_shows_the_thumbnail_until_the_photos_picture_is_made() {
 fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = sample_folder(dir.path());
-    let out = darkroom_on(Rt::Ort, dir.path())
-        .env("DARKROOM_MODELS", models())
-        .args(["index", "--catalog"])
-        .arg(dir.path().join("catalog.sqlite"))
-        .arg(&folder)
-        .output()
-        .expect("darkroom index");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    index_from_the_command_line(dir.path(), &folder);
     let stored = |name: &str| {
         let s = catalog(dir.path())
             .photo_index(&folder.join(name))
