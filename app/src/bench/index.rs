@@ -193,6 +193,7 @@ pub fn worker(
     // the job.
     let mut inference_s = 0.0;
     let mut inferred = 0usize;
+    let thresholds = Thresholds::default();
     for f in &files {
         let Ok(w) = darkroom_library::working::load(f, WORK_SIDE) else {
             continue;
@@ -208,7 +209,6 @@ pub fn worker(
                 std::hint::black_box(eyes.classify_face(&w.image, &face.landmarks)?);
             }
         }
-        let thresholds = Thresholds::default();
         let eyes = faces
             .iter()
             .map(|f| job::eye_focus(&w.image, f.bbox, &f.landmarks, &thresholds))
