@@ -2,8 +2,8 @@
 //! photographer to review and then apply or discard. It only proposes: nothing here writes a
 //! decision, and a photo the photographer already decided is never given one.
 //!
-//! Per photo, in order: too blurry for the strictness, eyes closed, a photo without faces whose
-//! subject is soft, or eyes softer than their face, each where the strictness rejects it →
+//! Per photo, in order: too blurry for the strictness, eyes closed, a photo no face judges
+//! whose subject is soft, or eyes softer than their face, each where the strictness rejects it →
 //! reject. Per burst: the photographer's own picks there are its keepers;
 //! without one, the best `keep_per_burst` frames that were not rejected (eyes open, then
 //! sharpest, then most faces, as `bursts::suggest` ranks them) → pick, and where the
@@ -31,7 +31,7 @@ pub struct StrictnessRules {
     /// Reject below this multiple of the blurry threshold.
     pub blurry_factor: f32,
     pub reject_eyes_closed: bool,
-    /// Reject a photo without faces whose subject is soft.
+    /// Reject a photo no face judges (none, or too small for its eyes) whose subject is soft.
     pub reject_subject_soft: bool,
     /// Reject a photo where a face's eyes are softer than the face.
     pub reject_eyes_soft: bool,
