@@ -24,9 +24,10 @@ pub struct IndexStamp {
 }
 
 /// The version of the measures the index takes beyond the face models' output: 1 before the
-/// subject and eye-level focus, 2 with them. A row with the same file and face models but an
-/// older version is measured again rather than indexed again.
-pub const MEASURES: u32 = 2;
+/// subject and eye-level focus, 2 with them, 3 with the subject only on a photo no face judges
+/// (so a 2's subject on a portrait is dropped when it is measured again). A row with the same
+/// file and face models but an older version is measured again rather than indexed again.
+pub const MEASURES: u32 = 3;
 
 impl IndexStamp {
     /// The same file and the same face models: what was detected, embedded and read still

@@ -62,43 +62,29 @@ impl ReleaseRecord {
             return None;
         }
         let reference = descriptor.get("reference")?.as_str()?.to_owned();
-        let mut recall: Option<DetectorRecall> = None;
-        for summary in self.parity.as_object()?.values() {
-            let above = summary.get("found_above_floor")?.as_f64()?;
-            let low = summary
-                .get("bands")?
-                .get("input")?
-                .as_array()?
-                .iter()
-                .find(|b| {
-                    b.get("band")
-                        .and_then(Value::as_str)
-                        .is_some_and(|n| n.starts_with('<'))
-                })?;
-            let floor_px = low
-                .get("band")
-                .and_then(Value::as_str)
-                .and_then(|n| n[1..].trim().parse().ok())?;
-            let below = low.get("recall").and_then(Value::as_f64);
-            let worse = |a: Option<f64>, b: Option<f64>| match (a, b) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            recall = Some(match recall {
-                None => DetectorRecall {
-                    reference: reference.clone(),
-                    floor_px,
-                    above,
-                    below,
-                },
-                Some(r) => DetectorRecall {
-                    above: r.above.min(above),
-                    below: worse(r.below, below),
-                    ..r
-                },
-            });
-        }
-        recall
+        // Per runtime: (found above the floor, the floor, recall below it).
+        let runtimes = self
+            .parity
+            .as_object()?
+            .values()
+            .map(|summary| {
+                let above = summary.get("found_above_floor")?.as_f64()?;
+                let low = summary
+                    .get("bands")?
+                    .get("input")?
+                    .as_array()?
+                    .iter()
+                    .find_map(|b| Some((b, b.get("band")?.as_str()?.strip_prefix('<')?)))?;
+                let floor_px: u32 = low.1.trim().parse().ok()?;
+                Some((above, floor_px, low.0.get("recall").and_then(Value::as_f64)))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(DetectorRecall {
+            reference,
+            floor_px: runtimes.first()?.1,
+            above: runtimes.iter().map(|r| r.0).reduce(f64::min)?,
+            below: runtimes.iter().filter_map(|r| r.2).reduce(f64::min),
+        })
     }
 
     /// The form id (`assets/model-forms.toml`) the record is for.

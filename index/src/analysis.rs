@@ -38,7 +38,8 @@ pub struct PhotoAnalysis {
     pub burst: Option<BurstPlace>,
     /// A face of it had its eyes judged, so its faces judge it ([`subject::judged_by_faces`]).
     pub judged_by_faces: bool,
-    /// The subject's focus, where a segmenter found one in a photo its faces do not judge.
+    /// The subject's focus, where a segmenter found one (the index looks only in a photo its
+    /// faces do not judge).
     pub subject: Option<SubjectFocus>,
     /// Some face whose eyes could be judged has them softer than the rest of the face.
     pub eyes_soft: bool,
@@ -101,8 +102,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
     indexed
         .iter()
         .zip(places)
-        .map(|((path, i), burst)| (path, i, burst, subject::judged_by_faces(&i.faces)))
-        .map(|(path, i, burst, judged_by_faces)| PhotoAnalysis {
+        .map(|((path, i), burst)| PhotoAnalysis {
             path: path.clone(),
             detector: i.stamp.detector.clone(),
             sharpness: i.sharpness,
@@ -119,17 +119,13 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 })
                 .collect(),
             burst,
-            judged_by_faces,
-            subject: i
-                .subject
-                .as_ref()
-                .filter(|_| !judged_by_faces)
-                .map(|s| SubjectFocus {
-                    class: s.class.clone(),
-                    sharpness: s.sharpness,
-                    background: s.background,
-                    soft: subject_soft(s.sharpness, s.background, thresholds),
-                }),
+            judged_by_faces: subject::judged_by_faces(&i.faces),
+            subject: i.subject.as_ref().map(|s| SubjectFocus {
+                class: s.class.clone(),
+                sharpness: s.sharpness,
+                background: s.background,
+                soft: subject_soft(s.sharpness, s.background, thresholds),
+            }),
             eyes_soft: i
                 .faces
                 .iter()

@@ -34,8 +34,8 @@ pub const SUBJECT_CLASSES: &[&str] = &[
 ];
 
 /// Whether a photo's faces judge it: one of them had its eyes measured (they were far enough
-/// apart, the index job's `eyes_min_distance_px`). Such a photo gets no subject, and
-/// its subject's focus, if an older index measured one, is not its judge.
+/// apart, the index job's `eyes_min_distance_px`). Such a photo gets no subject: the job does
+/// not look for one, and measuring an older index's row again drops the one it stored.
 pub fn judged_by_faces(faces: &[FaceRow]) -> bool {
     judged_by_eyes(faces.iter().map(|f| f.eyes_sharpness))
 }

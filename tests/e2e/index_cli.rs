@@ -375,3 +375,65 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
     let third = index(dir.path(), &folder);
     assert_eq!(third["skipped"], SOME.len(), "{third}");
 }
+
+/// A catalog whose measures version 2 stored a subject on a portrait (version 2 segmented every
+/// photo) is measured again, not indexed again, and the portrait's subject is dropped: its face
+/// judges it. The rocket keeps its own.
+#[test]
+fn a_portraits_subject_from_measures_2_is_dropped_when_measured_again() {
+    const TWO: &[&str] = &["astronaut.png", "rocket.jpg"];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, TWO);
+    let first = index(dir.path(), &folder);
+    assert_segmenter_ran_where_no_face_judges(&first, &["rocket.jpg"]);
+    let db = dir.path().join("catalog.sqlite");
+    {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        // The rocket's subject row copied onto the photo with a face, as version 2 left one.
+        conn.execute_batch(
+            "INSERT INTO subjects (photo, segmenter, class, score, mask_width, mask_height, mask,
+                 sharpness, background)
+             SELECT f.photo, s.segmenter, s.class, s.score, s.mask_width, s.mask_height, s.mask,
+                 s.sharpness, s.background
+             FROM subjects s, (SELECT DISTINCT photo FROM faces) f;
+             UPDATE indexed SET measures = 2;",
+        )
+        .expect("version 2's rows");
+    }
+    let catalog = Catalog::open(&db, SidecarNaming::default()).expect("catalog");
+    let subject_of = |name: &str| {
+        catalog
+            .photo_index(&folder.join(name))
+            .expect("query")
+            .expect("indexed")
+            .subject
+    };
+    assert!(
+        subject_of("astronaut.png").is_some(),
+        "the stale row is in place"
+    );
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (&again["indexed"], &again["remeasured"]),
+        (&0.into(), &TWO.len().into()),
+        "{again}"
+    );
+    assert_segmenter_ran_where_no_face_judges(&again, &["rocket.jpg"]);
+    assert!(
+        subject_of("astronaut.png").is_none(),
+        "her face judges her photo"
+    );
+    assert!(subject_of("rocket.jpg").is_some());
+    let astronaut = again["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| {
+            r["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("astronaut.png"))
+        })
+        .expect("the astronaut's result");
+    assert!(astronaut.get("subject").is_none(), "{astronaut}");
+}

@@ -139,7 +139,7 @@ pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
     };
     let store = darkroom_engine::ModelStore::new(models, cards)
         .with_bundled(darkroom_engine::paths::bundled_models_dirs());
-    let releases = darkroom_engine::releases::ReleaseSet::builtin().ok();
+    use darkroom_engine::releases::{builtin_detector_recall, builtin_refusal};
     DETECTOR_TIERS
         .iter()
         .map(|t| {
@@ -147,13 +147,8 @@ pub fn detector_choices(models: &std::path::Path) -> Vec<DetectorChoice> {
             DetectorChoice {
                 tier: *t,
                 installed: card.is_some_and(|c| store.is_present(c)),
-                released: card
-                    .zip(releases.as_ref())
-                    .is_some_and(|(c, r)| r.passed(c)),
-                recall: card
-                    .zip(releases.as_ref())
-                    .and_then(|(c, r)| r.detector_recall(c))
-                    .map(|r| r.words()),
+                released: card.is_some_and(|c| builtin_refusal(c).is_none()),
+                recall: card.and_then(builtin_detector_recall).map(|r| r.words()),
             }
         })
         .collect()

@@ -104,11 +104,6 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
         .collect();
     Ok(Some(Closeups {
         faces: crops,
-        // A photo its faces judge has no subject (an older index may have stored one).
-        subject: indexed
-            .subject
-            .as_ref()
-            .filter(|_| !darkroom_index::subject::judged_by_faces(&indexed.faces))
-            .and_then(subject_overlay),
+        subject: indexed.subject.as_ref().and_then(subject_overlay),
     }))
 }
