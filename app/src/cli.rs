@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, decide, export, faces, index, ladder_worker, models, parity, probe, subject,
+    backend, decide, export, faces, index, ladder_worker, models, parity, probe, propose, subject,
     thumbnails,
 };
 
@@ -46,6 +46,9 @@ pub enum Command {
     Faces(faces::Args),
     /// Index a folder: faces, eyes, focus, bursts and people, recorded in the catalog.
     Index(index::Args),
+    /// The auto-cull proposal for an indexed folder, as the window would make it: each photo's
+    /// scene and set, and every proposed decision with its reasons. Writes nothing.
+    Propose(propose::Args),
     /// What each photo is of and whether it is in focus: the subject the installed segmenters
     /// find, its sharpness inside and outside.
     Subject(subject::Args),
@@ -112,6 +115,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::LadderWorker { request } => Ok(ladder_worker::worker(&request)),
         Command::Faces(args) => faces::run(args),
         Command::Index(args) => index::run(args),
+        Command::Propose(args) => propose::run(args),
         Command::Subject(args) => subject::run(args),
         Command::Decide(args) => decide::run(args),
         Command::Export(args) => export::run(args),

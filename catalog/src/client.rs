@@ -754,6 +754,8 @@ mod tests {
             captured_at: None,
             faces: Vec::new(),
             subject: None,
+            look: None,
+            exposure: Default::default(),
         };
         c.store_index(&photos[0], &index, &[]).expect("index");
         assert_eq!(c.import(&photos[0]).expect("import").decision, theirs());

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 4;
+const SCHEMA_VERSION: i32 = 5;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -52,7 +52,20 @@ CREATE TABLE IF NOT EXISTS indexed (
     -- ran) and the version of the measures taken (subject focus, eye-level focus): a row with
     -- the same file and face models but older measures is measured again, not indexed again.
     segmenter TEXT,
-    measures INTEGER NOT NULL DEFAULT 1
+    measures INTEGER NOT NULL DEFAULT 1,
+    -- Version 5: the photo's look (measures 4): its colour layout (8×8 CIELAB, 3 bytes a cell),
+    -- a 64×64 luma thumbnail, the shares of it black, white and clipped, its contrast; and its
+    -- exposure from EXIF: the bias (EV), the exposure value, whether the camera bracketed it.
+    -- NULL (0 for the flag) in rows measured before.
+    layout BLOB,
+    thumb BLOB,
+    black REAL,
+    white REAL,
+    clipped REAL,
+    contrast REAL,
+    bias REAL,
+    ev REAL,
+    auto_bracket INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS faces (
     id INTEGER PRIMARY KEY,
@@ -268,6 +281,22 @@ impl Catalog {
             )
             .map_err(db)?;
         }
+        if version < 5 && tx.prepare("SELECT layout FROM indexed LIMIT 0").is_err() {
+            // Rows measured before version 5 have no look; their measures version says so,
+            // and the next index measures them again without detecting again.
+            tx.execute_batch(
+                "ALTER TABLE indexed ADD COLUMN layout BLOB;
+                 ALTER TABLE indexed ADD COLUMN thumb BLOB;
+                 ALTER TABLE indexed ADD COLUMN black REAL;
+                 ALTER TABLE indexed ADD COLUMN white REAL;
+                 ALTER TABLE indexed ADD COLUMN clipped REAL;
+                 ALTER TABLE indexed ADD COLUMN contrast REAL;
+                 ALTER TABLE indexed ADD COLUMN bias REAL;
+                 ALTER TABLE indexed ADD COLUMN ev REAL;
+                 ALTER TABLE indexed ADD COLUMN auto_bracket INTEGER NOT NULL DEFAULT 0;",
+            )
+            .map_err(db)?;
+        }
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(db)?;
@@ -364,6 +393,14 @@ impl Catalog {
             )
             .optional()
             .map_err(self.db())
+    }
+
+    /// The recorded decision once the photo's sidecar was read into it (None: not in the
+    /// catalog, or only the index's row, whose sidecar has not been read).
+    pub fn imported_decision(&self, photo: &Path) -> Result<Option<Decision>, CatalogError> {
+        Ok(self
+            .row(photo)?
+            .and_then(|(decision, imported)| imported.then_some(decision)))
     }
 
     /// Every photo in the catalog, with its decision.

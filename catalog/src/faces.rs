@@ -25,9 +25,10 @@ pub struct IndexStamp {
 
 /// The version of the measures the index takes beyond the face models' output: 1 before the
 /// subject and eye-level focus, 2 with them, 3 with the subject only on a photo no face judges
-/// (so a 2's subject on a portrait is dropped when it is measured again). A row with the same
-/// file and face models but an older version is measured again rather than indexed again.
-pub const MEASURES: u32 = 3;
+/// (so a 2's subject on a portrait is dropped when it is measured again), 4 with the look and
+/// the exposure. A row with the same file and face models but an older version is measured
+/// again rather than indexed again.
+pub const MEASURES: u32 = 4;
 
 impl IndexStamp {
     /// The same file and the same face models: what was detected, embedded and read still
@@ -67,6 +68,32 @@ pub struct SubjectRow {
     pub background: Option<f32>,
 }
 
+/// A photo's look, as the index measured it (`darkroom_index::looks`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LookRow {
+    /// 8×8 cells of mean CIELAB, 3 bytes a cell (L × 2.55, a + 128, b + 128), row after row.
+    pub layout: Vec<u8>,
+    /// 64×64 luma, the frame stretched to the square.
+    pub thumb: Vec<u8>,
+    /// Shares of the frame (0–1): luma black, luma white, a channel clipped.
+    pub black: f32,
+    pub white: f32,
+    pub clipped: f32,
+    /// The luma's standard deviation, as a share of its range.
+    pub contrast: f32,
+}
+
+/// How the photo was exposed, from its EXIF.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ExposureRow {
+    /// Exposure compensation, EV.
+    pub bias: Option<f64>,
+    /// The exposure value shot at (ISO 100 equivalent).
+    pub ev: Option<f64>,
+    /// The camera marked it as part of an automatic bracket.
+    pub auto_bracket: bool,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaceRow {
     /// The row's id once stored (0 before).
@@ -98,6 +125,9 @@ pub struct PhotoIndex {
     pub captured_at: Option<f64>,
     pub faces: Vec<FaceRow>,
     pub subject: Option<SubjectRow>,
+    /// None in a row measured before version 4.
+    pub look: Option<LookRow>,
+    pub exposure: ExposureRow,
 }
 
 /// What a second look at an indexed photo measured (the faces' rows stay as they are).
@@ -107,6 +137,8 @@ pub struct Remeasured {
     pub subject: Option<SubjectRow>,
     /// Each face row's id and its eyes' sharpness.
     pub eyes: Vec<(i64, Option<f32>)>,
+    pub look: LookRow,
+    pub exposure: ExposureRow,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -177,6 +209,32 @@ fn put_subject(
             ],
         )?;
     }
+    Ok(())
+}
+
+fn put_look(
+    tx: &rusqlite::Transaction<'_>,
+    photo: i64,
+    look: Option<&LookRow>,
+    exposure: &ExposureRow,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE indexed SET layout = ?2, thumb = ?3, black = ?4, white = ?5, clipped = ?6,
+             contrast = ?7, bias = ?8, ev = ?9, auto_bracket = ?10
+         WHERE photo = ?1",
+        params![
+            photo,
+            look.map(|l| &l.layout),
+            look.map(|l| &l.thumb),
+            look.map(|l| l.black),
+            look.map(|l| l.white),
+            look.map(|l| l.clipped),
+            look.map(|l| l.contrast),
+            exposure.bias,
+            exposure.ev,
+            i64::from(exposure.auto_bracket)
+        ],
+    )?;
     Ok(())
 }
 
@@ -284,6 +342,7 @@ impl Catalog {
             ids.push(tx.last_insert_rowid());
         }
         put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
+        put_look(&tx, id, index.look.as_ref(), &index.exposure).map_err(db)?;
         for p in people {
             // The name is the user's: an update from the index never touches it.
             tx.execute(
@@ -336,6 +395,7 @@ impl Catalog {
             .map_err(db)?;
         }
         put_subject(&tx, id, measured.subject.as_ref()).map_err(db)?;
+        put_look(&tx, id, Some(&measured.look), &measured.exposure).map_err(db)?;
         tx.commit().map_err(db)?;
         Ok(true)
     }
@@ -372,7 +432,8 @@ impl Catalog {
         let sql = format!(
             "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
                     i.width, i.height, i.sharpness, i.phash, i.captured_at, i.segmenter,
-                    i.measures
+                    i.measures, i.layout, i.thumb, i.black, i.white, i.clipped, i.contrast,
+                    i.bias, i.ev, i.auto_bracket
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
@@ -399,6 +460,25 @@ impl Catalog {
                         captured_at: r.get(12)?,
                         faces: Vec::new(),
                         subject: None,
+                        look: match (
+                            r.get::<_, Option<Vec<u8>>>(15)?,
+                            r.get::<_, Option<Vec<u8>>>(16)?,
+                        ) {
+                            (Some(layout), Some(thumb)) => Some(LookRow {
+                                layout,
+                                thumb,
+                                black: r.get::<_, Option<f32>>(17)?.unwrap_or(0.0),
+                                white: r.get::<_, Option<f32>>(18)?.unwrap_or(0.0),
+                                clipped: r.get::<_, Option<f32>>(19)?.unwrap_or(0.0),
+                                contrast: r.get::<_, Option<f32>>(20)?.unwrap_or(0.0),
+                            }),
+                            _ => None,
+                        },
+                        exposure: ExposureRow {
+                            bias: r.get(21)?,
+                            ev: r.get(22)?,
+                            auto_bracket: r.get::<_, i64>(23)? != 0,
+                        },
                     },
                 ))
             })

@@ -14,6 +14,9 @@ pub mod xmp;
 pub use db::{Catalog, Changed, ImportOutcome};
 pub use decision::{Change, ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
-pub use faces::{FaceRow, IndexStamp, MEASURES, PersonRow, PhotoIndex, Remeasured, SubjectRow};
+pub use faces::{
+    ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow, PhotoIndex, Remeasured,
+    SubjectRow,
+};
 pub use sidecar::SidecarNaming;
 pub use xmp::SidecarWords;

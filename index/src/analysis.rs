@@ -1,14 +1,20 @@
 //! What the index rows say about each photo of a folder, for the grid and the command line:
 //! sharpness and the blurry flag, faces and closed eyes, the burst it belongs to (its place in
-//! it) and whether it is the burst's suggested keeper; the subject's focus and the eyes'.
+//! it) and whether it is the burst's suggested keeper; the subject's focus and the eyes'; the
+//! scene and the set (bracket, pan) it belongs to; its tones.
 
 use std::path::PathBuf;
 
 use darkroom_catalog::PhotoIndex;
 use serde::Serialize;
 
+use darkroom_engine::subject::Mask;
+
 use crate::bursts::{self, Frame};
+use crate::exposure;
 use crate::job::Thresholds;
+use crate::scenes::{self, SceneFrame};
+use crate::sets::{self, SetFrame, SetKind};
 use crate::subject;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -20,6 +26,35 @@ pub struct BurstPlace {
     pub size: usize,
     /// The frame suggested to keep (the photographer decides).
     pub suggested: bool,
+}
+
+/// Where a photo stands in its scene.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenePlace {
+    /// Scenes are numbered from 0 in shooting order (shown from 1).
+    pub id: usize,
+    /// 1-based place in the scene.
+    pub position: usize,
+    pub size: usize,
+}
+
+/// Where a photo stands in its set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetPlace {
+    /// Sets are numbered from 0 in shooting order (shown from 1).
+    pub id: usize,
+    pub kind: SetKind,
+    pub position: usize,
+    pub size: usize,
+}
+
+/// The photo's tones (`looks`), as shares of the frame.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Tones {
+    pub black: f32,
+    pub white: f32,
+    pub clipped: f32,
+    pub contrast: f32,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -43,6 +78,20 @@ pub struct PhotoAnalysis {
     pub subject: Option<SubjectFocus>,
     /// Some face whose eyes could be judged has them softer than the rest of the face.
     pub eyes_soft: bool,
+    /// Which faces (indices into `people`) have their eyes closed, and which soft eyes.
+    pub closed_eyes: Vec<usize>,
+    pub soft_eyes: Vec<usize>,
+    pub scene: Option<ScenePlace>,
+    pub set: Option<SetPlace>,
+    /// None for a row measured before the look was (measures 4).
+    pub tones: Option<Tones>,
+}
+
+impl PhotoAnalysis {
+    /// A face or a sharp subject gives the photo something to judge it by.
+    pub fn has_subject(&self) -> bool {
+        self.faces > 0 || self.subject.as_ref().is_some_and(|s| !s.soft)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -84,6 +133,66 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 .count(),
         })
         .collect();
+    let set_frames: Vec<SetFrame> = indexed
+        .iter()
+        .map(|(path, i)| SetFrame {
+            name: path.to_string_lossy().into_owned(),
+            captured_at: i.captured_at,
+            hash: i.phash,
+            bias: i.exposure.bias,
+            ev: i.exposure.ev,
+            auto_bracket: i.exposure.auto_bracket,
+            thumb: i.look.as_ref().map(|l| l.thumb.clone()).unwrap_or_default(),
+        })
+        .collect();
+    let mut set_places: Vec<Option<SetPlace>> = vec![None; indexed.len()];
+    for (id, set) in sets::find(&set_frames, &thresholds.sets).iter().enumerate() {
+        for (k, &m) in set.members.iter().enumerate() {
+            set_places[m] = Some(SetPlace {
+                id,
+                kind: set.kind,
+                position: k + 1,
+                size: set.members.len(),
+            });
+        }
+    }
+    let scene_frames: Vec<SceneFrame> = indexed
+        .iter()
+        .zip(&set_places)
+        .map(|((path, i), set)| SceneFrame {
+            name: path.to_string_lossy().into_owned(),
+            captured_at: i.captured_at,
+            hash: i.phash,
+            layout: i.look.as_ref().map(|l| l.layout.clone()).unwrap_or_default(),
+            subject: i
+                .subject
+                .as_ref()
+                .and_then(|s| Mask::from_packed(s.mask_width, s.mask_height, &s.mask)),
+            misfire: i.look.as_ref().is_some_and(|l| {
+                let subject = !i.faces.is_empty()
+                    || i.subject.as_ref().is_some_and(|s| {
+                        !subject_soft(s.sharpness, s.background, thresholds)
+                    });
+                exposure::judge(l, i.sharpness, subject, &exposure::BALANCED)
+                    .misfire
+                    .is_some()
+            }),
+            set: set.as_ref().map(|s| s.id),
+        })
+        .collect();
+    let mut scene_places: Vec<Option<ScenePlace>> = vec![None; indexed.len()];
+    for (id, members) in scenes::group(&scene_frames, &thresholds.scenes)
+        .iter()
+        .enumerate()
+    {
+        for (k, &m) in members.iter().enumerate() {
+            scene_places[m] = Some(ScenePlace {
+                id,
+                position: k + 1,
+                size: members.len(),
+            });
+        }
+    }
     let mut places: Vec<Option<BurstPlace>> = vec![None; frames.len()];
     for (id, members) in bursts::group(&frames, &thresholds.bursts)
         .iter()
@@ -102,7 +211,8 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
     indexed
         .iter()
         .zip(places)
-        .map(|((path, i), burst)| PhotoAnalysis {
+        .zip(scene_places.into_iter().zip(set_places))
+        .map(|(((path, i), burst), (scene, set))| PhotoAnalysis {
             path: path.clone(),
             detector: i.stamp.detector.clone(),
             sharpness: i.sharpness,
@@ -130,6 +240,23 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 .faces
                 .iter()
                 .any(|f| eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)),
+            closed_eyes: (0..i.faces.len())
+                .filter(|&k| i.faces[k].eyes_closed == Some(true))
+                .collect(),
+            soft_eyes: (0..i.faces.len())
+                .filter(|&k| {
+                    let f = &i.faces[k];
+                    eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)
+                })
+                .collect(),
+            scene,
+            set,
+            tones: i.look.as_ref().map(|l| Tones {
+                black: l.black,
+                white: l.white,
+                clipped: l.clipped,
+                contrast: l.contrast,
+            }),
         })
         .collect()
 }

@@ -42,25 +42,19 @@ pub struct Frame {
 
 /// Bursts of two or more frames, as indices into `frames`, each in shooting order.
 pub fn group(frames: &[Frame], rules: &BurstRules) -> Vec<Vec<usize>> {
-    let mut order: Vec<usize> = (0..frames.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (fa, fb) = (&frames[a], &frames[b]);
-        match (fa.captured_at, fb.captured_at) {
-            (Some(ta), Some(tb)) => ta.total_cmp(&tb).then_with(|| fa.name.cmp(&fb.name)),
-            _ => fa.name.cmp(&fb.name),
-        }
-    });
+    let order = shooting_order(
+        &frames
+            .iter()
+            .map(|f| (f.captured_at, f.name.as_str()))
+            .collect::<Vec<_>>(),
+    );
     let mut bursts = Vec::new();
     let mut current: Vec<usize> = Vec::new();
     for &i in &order {
         let joins = current.last().is_some_and(|&prev| {
             let (p, f) = (&frames[prev], &frames[i]);
-            let close_in_time = match (p.captured_at, f.captured_at) {
-                (Some(a), Some(b)) => (b - a).abs() <= rules.max_gap_s,
-                // Without times, neighbours by name are judged on their looks alone.
-                _ => true,
-            };
-            close_in_time && phash::distance(p.hash, f.hash) <= rules.max_hash_distance
+            close_in_time(p.captured_at, f.captured_at, rules.max_gap_s)
+                && phash::distance(p.hash, f.hash) <= rules.max_hash_distance
         });
         if !joins {
             if current.len() > 1 {
@@ -74,6 +68,29 @@ pub fn group(frames: &[Frame], rules: &BurstRules) -> Vec<Vec<usize>> {
         bursts.push(current);
     }
     bursts
+}
+
+/// Indices of `frames` (capture time, name) in shooting order: by capture time, by name where
+/// a frame has none. Bursts, scenes and sets walk the same order.
+pub fn shooting_order(frames: &[(Option<f64>, &str)]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..frames.len()).collect();
+    order.sort_by(|&a, &b| {
+        let ((ta, na), (tb, nb)) = (frames[a], frames[b]);
+        match (ta, tb) {
+            (Some(ta), Some(tb)) => ta.total_cmp(&tb).then_with(|| na.cmp(nb)),
+            _ => na.cmp(nb),
+        }
+    });
+    order
+}
+
+/// Whether two frames in shooting order are at most `max_gap_s` apart; frames without a time
+/// are judged on their looks alone.
+pub fn close_in_time(a: Option<f64>, b: Option<f64>, max_gap_s: f64) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => (b - a).abs() <= max_gap_s,
+        _ => true,
+    }
 }
 
 /// The frame to suggest keeping: eyes open on every face first, then the sharpest, then the

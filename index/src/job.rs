@@ -15,7 +15,8 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use darkroom_catalog::{
-    Catalog, CatalogError, FaceRow, IndexStamp, MEASURES, PersonRow, PhotoIndex, Remeasured,
+    Catalog, CatalogError, ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow,
+    PhotoIndex, Remeasured,
 };
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder, eye_distance};
 use darkroom_library::working::{self, Working};
@@ -23,8 +24,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::bursts::BurstRules;
 use crate::people::{People, Person};
+use crate::scenes::SceneRules;
+use crate::sets::SetRules;
 use crate::subject::{self, Segmenters};
-use crate::{focus, luma, phash};
+use crate::{focus, looks, luma, phash};
 
 /// The numbers the job and what is derived from it decide by, as data (Settings edits some).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +54,12 @@ pub struct Thresholds {
     #[serde(default = "default_eyes_to_face")]
     pub eyes_to_face_at_least: f32,
     pub bursts: BurstRules,
+    /// What makes frames one scene (the similarity and time-gap controls).
+    #[serde(default)]
+    pub scenes: SceneRules,
+    /// What makes frames a bracket or a pan.
+    #[serde(default)]
+    pub sets: SetRules,
 }
 
 fn default_subject_soft_below() -> f32 {
@@ -76,6 +85,8 @@ impl Default for Thresholds {
             subject_to_background_at_least: 0.25,
             eyes_to_face_at_least: 1.3,
             bursts: BurstRules::default(),
+            scenes: SceneRules::default(),
+            sets: SetRules::default(),
         }
     }
 }
@@ -234,6 +245,8 @@ struct Decoded {
     luma: image::GrayImage,
     sharpness: f32,
     phash: u64,
+    look: LookRow,
+    exposure: ExposureRow,
     decode_ms: f64,
 }
 
@@ -256,6 +269,12 @@ fn decode(path: &Path, pass: Pass, work_side: u32) -> Result<Decoded, String> {
     let phash = phash::hash_luma(&full_luma);
     let luma = focus::at_photo_side(&full_luma);
     let sharpness = focus::laplacian_variance(&luma);
+    let look = looks::measure(&work.image, &luma);
+    let exposure = ExposureRow {
+        bias: work.facts.exposure_bias,
+        ev: work.facts.exposure_value(),
+        auto_bracket: work.facts.auto_bracket,
+    };
     Ok(Decoded {
         path: path.to_path_buf(),
         pass,
@@ -264,6 +283,8 @@ fn decode(path: &Path, pass: Pass, work_side: u32) -> Result<Decoded, String> {
         luma,
         sharpness,
         phash,
+        look,
+        exposure,
         decode_ms: started.elapsed().as_secs_f64() * 1e3,
     })
 }
@@ -574,6 +595,8 @@ pub fn run(
                                 captured_at: d.work.captured_at,
                                 faces,
                                 subject,
+                                look: Some(d.look.clone()),
+                                exposure: d.exposure,
                             };
                             let t = Instant::now();
                             catalog.store_index(&d.path, &index, &changed)?;
@@ -668,6 +691,27 @@ fn remeasure(
         .photo_index(&d.path)
         .map_err(|e| e.to_string())?
         .ok_or("its index row is gone")?;
+    // Measures from version 3 on hold the subject and eye-level focus this build takes: with
+    // the same segmenter they stand, and only what is newer (the look) is measured, so a
+    // catalog's upgrade never runs the costliest model again.
+    if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter {
+        let t = Instant::now();
+        let eyes = stored.faces.iter().map(|f| (f.id, f.eyes_sharpness)).collect();
+        catalog
+            .store_measures(
+                &d.path,
+                &Remeasured {
+                    stamp,
+                    subject: stored.subject.clone(),
+                    eyes,
+                    look: d.look.clone(),
+                    exposure: d.exposure,
+                },
+            )
+            .map_err(|e| e.to_string())?;
+        stages.store_ms += ms(t);
+        return Ok(stored.faces.len());
+    }
     // Stored boxes are in full-size pixels; the decode is smaller.
     let k = d.work.scale_to_full();
     let eyes: Vec<(i64, Option<f32>)> = stored
@@ -692,6 +736,8 @@ fn remeasure(
                 stamp,
                 subject,
                 eyes,
+                look: d.look.clone(),
+                exposure: d.exposure,
             },
         )
         .map_err(|e| e.to_string())?;

@@ -7,12 +7,16 @@ pub mod across;
 pub mod analysis;
 pub mod bursts;
 pub mod focus;
+pub mod exposure;
 pub mod job;
+pub mod looks;
 pub mod luma;
 pub mod models;
 pub mod people;
 pub mod phash;
 pub mod proposal;
+pub mod scenes;
+pub mod sets;
 pub mod subject;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};

@@ -9,11 +9,19 @@
 //! sharpest, then most faces, as `bursts::suggest` ranks them) → pick, and where the
 //! strictness says so the burst's other frames → reject. A burst whose every frame failed
 //! keeps its best one unless the strictness is strict: a moment is not lost to a proposal.
+//! Before all of that, a misfire (nearly black or white, or nothing in it) and a frame clipped
+//! past the strictness's limit → reject. A bracket's or a pan's frames are never rejected and
+//! never compete in their burst: they are kept together (→ pick). Every entry carries its
+//! reasons with their evidence, and reasons the photographer sets aside are taken out.
+
+use std::collections::{BTreeMap, BTreeSet};
 
 use darkroom_catalog::{Decision, Flag};
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::PhotoAnalysis;
+use crate::exposure::{self, ExposureRules, Misfire};
+use crate::sets::SetKind;
 
 /// How hard the proposal cuts; the rules are data ([`STRICTNESS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -39,6 +47,8 @@ pub struct StrictnessRules {
     pub reject_burst_others: bool,
     /// A burst whose every frame was rejected keeps its best one.
     pub keep_best_of_failed_burst: bool,
+    /// What is a misfire, and how much clipping is too much.
+    pub exposure: ExposureRules,
 }
 
 pub const STRICTNESS: &[StrictnessRules] = &[
@@ -51,6 +61,7 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         reject_eyes_soft: false,
         reject_burst_others: false,
         keep_best_of_failed_burst: true,
+        exposure: exposure::LENIENT,
     },
     StrictnessRules {
         strictness: Strictness::Balanced,
@@ -61,6 +72,7 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         reject_eyes_soft: false,
         reject_burst_others: true,
         keep_best_of_failed_burst: true,
+        exposure: exposure::BALANCED,
     },
     StrictnessRules {
         strictness: Strictness::Strict,
@@ -71,6 +83,7 @@ pub const STRICTNESS: &[StrictnessRules] = &[
         reject_eyes_soft: true,
         reject_burst_others: true,
         keep_best_of_failed_burst: false,
+        exposure: exposure::STRICT,
     },
 ];
 
@@ -96,51 +109,318 @@ impl Strictness {
 }
 
 /// What the proposal is asked to do.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProposalRules {
     pub strictness: Strictness,
     /// Frames to keep per burst (at least 1).
     pub keep_per_burst: usize,
     /// The window's blurry threshold (sharpness).
     pub blurry_below: f32,
+    /// Reasons the photographer set aside ("keep eyes-closed frames", "no exposure rejects"):
+    /// they are taken out of every proposal, and a proposal left with none is dropped.
+    pub without: BTreeSet<ReasonKind>,
 }
 
-/// Why a photo is proposed for what it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub enum Reason {
-    /// One of its burst's best frames.
-    BurstKeeper,
-    /// The best frame of a burst where every frame failed.
-    BestOfFailedBurst,
-    /// Another frame of its burst is kept.
-    BurstOther,
-    Blurry,
-    EyesClosed,
-    /// No face judges it (none, or too small to judge), and its subject is softer than the
-    /// photo allows.
-    SubjectSoft,
-    /// A face's eyes are softer than the face: the focus missed them.
-    EyesSoft,
-}
-
-impl Reason {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Reason::BurstKeeper => "best of burst",
-            Reason::BestOfFailedBurst => "best of weak burst",
-            Reason::BurstOther => "burst has better",
-            Reason::Blurry => "blurry",
-            Reason::EyesClosed => "eyes closed",
-            Reason::SubjectSoft => "subject soft",
-            Reason::EyesSoft => "eyes soft",
+impl ProposalRules {
+    pub fn new(strictness: Strictness, keep_per_burst: usize, blurry_below: f32) -> Self {
+        ProposalRules {
+            strictness,
+            keep_per_burst,
+            blurry_below,
+            without: BTreeSet::new(),
         }
     }
 }
 
+/// A face a reason names: its place among the photo's faces (from 1) and its person.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct FaceRef {
+    pub face: usize,
+    pub person: Option<i64>,
+}
+
+/// Why a photo is proposed for what it is, with the evidence.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Reason {
+    /// One of its burst's best frames (`rank` of `size` alike).
+    BurstKeeper {
+        burst: usize,
+        rank: usize,
+        size: usize,
+        scene: Option<usize>,
+    },
+    /// The best frame of a burst where every frame failed.
+    BestOfFailedBurst {
+        burst: usize,
+        size: usize,
+        scene: Option<usize>,
+    },
+    /// Other frames of its burst are kept: it is `rank` of `size` alike.
+    BurstOther {
+        burst: usize,
+        rank: usize,
+        size: usize,
+        scene: Option<usize>,
+    },
+    /// Softer than the strictness allows; the sharpest frame of its scene for comparison.
+    Blurry {
+        sharpness: f32,
+        best_in_scene: Option<f32>,
+    },
+    EyesClosed { faces: Vec<FaceRef> },
+    /// No face judges it (none, or too small to judge), and its subject is softer than the
+    /// photo allows.
+    SubjectSoft {
+        sharpness: f32,
+        background: Option<f32>,
+        best_in_scene: Option<f32>,
+    },
+    /// A face's eyes are softer than the face: the focus missed them.
+    EyesSoft { faces: Vec<FaceRef> },
+    /// Nearly black, nearly white, or nothing in it.
+    Misfire { misfire: Misfire },
+    /// More of it clipped than the strictness allows.
+    Clipped { share: f32 },
+    /// Kept with the rest of its bracket or pan, never thinned.
+    SetKept {
+        set: usize,
+        set_kind: SetKind,
+        position: usize,
+        size: usize,
+    },
+}
+
+/// Reasons by what they are about, for refining a proposal and the command line's filters.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReasonKind {
+    /// Best of a burst (or of a weak one).
+    Keeper,
+    /// Other frames alike are kept.
+    Alike,
+    Blurry,
+    EyesClosed,
+    SubjectSoft,
+    EyesSoft,
+    Misfire,
+    /// Clipping past the limit.
+    Exposure,
+    /// Kept with its set.
+    Set,
+}
+
+impl ReasonKind {
+    pub const ALL: [ReasonKind; 9] = [
+        ReasonKind::Keeper,
+        ReasonKind::Alike,
+        ReasonKind::Blurry,
+        ReasonKind::EyesClosed,
+        ReasonKind::SubjectSoft,
+        ReasonKind::EyesSoft,
+        ReasonKind::Misfire,
+        ReasonKind::Exposure,
+        ReasonKind::Set,
+    ];
+
+    /// The word the command line takes (`--without eyes-closed`) and the window shows.
+    pub fn word(self) -> &'static str {
+        match self {
+            ReasonKind::Keeper => "keeper",
+            ReasonKind::Alike => "alike",
+            ReasonKind::Blurry => "blurry",
+            ReasonKind::EyesClosed => "eyes-closed",
+            ReasonKind::SubjectSoft => "subject-soft",
+            ReasonKind::EyesSoft => "eyes-soft",
+            ReasonKind::Misfire => "misfire",
+            ReasonKind::Exposure => "exposure",
+            ReasonKind::Set => "set",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<ReasonKind> {
+        ReasonKind::ALL
+            .into_iter()
+            .find(|k| k.word().eq_ignore_ascii_case(word))
+    }
+
+    /// What setting this kind aside does, in the photographer's words.
+    pub fn refine_words(self) -> &'static str {
+        match self {
+            ReasonKind::Keeper => "no burst picks",
+            ReasonKind::Alike => "keep alike frames",
+            ReasonKind::Blurry => "keep blurry frames",
+            ReasonKind::EyesClosed => "keep eyes-closed frames",
+            ReasonKind::SubjectSoft => "keep soft subjects",
+            ReasonKind::EyesSoft => "keep soft eyes",
+            ReasonKind::Misfire => "no misfire rejects",
+            ReasonKind::Exposure => "no exposure rejects",
+            ReasonKind::Set => "no set picks",
+        }
+    }
+}
+
+/// "1st", "2nd", "3rd", "4th", "11th", "22nd".
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn in_scene(scene: Option<usize>) -> String {
+    scene.map_or_else(String::new, |s| format!(" in scene {}", s + 1))
+}
+
+fn against_best(sharpness: f32, best: Option<f32>) -> String {
+    match best {
+        Some(b) if b > sharpness => format!("{sharpness:.0} vs {b:.0} for the best of the scene"),
+        _ => format!("sharpness {sharpness:.0}"),
+    }
+}
+
+impl Reason {
+    pub fn kind(&self) -> ReasonKind {
+        match self {
+            Reason::BurstKeeper { .. } | Reason::BestOfFailedBurst { .. } => ReasonKind::Keeper,
+            Reason::BurstOther { .. } => ReasonKind::Alike,
+            Reason::Blurry { .. } => ReasonKind::Blurry,
+            Reason::EyesClosed { .. } => ReasonKind::EyesClosed,
+            Reason::SubjectSoft { .. } => ReasonKind::SubjectSoft,
+            Reason::EyesSoft { .. } => ReasonKind::EyesSoft,
+            Reason::Misfire { .. } => ReasonKind::Misfire,
+            Reason::Clipped { .. } => ReasonKind::Exposure,
+            Reason::SetKept { .. } => ReasonKind::Set,
+        }
+    }
+
+    /// A word or two for a grid cell's chip ("blurry", "best of burst").
+    pub fn short(&self) -> &'static str {
+        match self {
+            Reason::BurstKeeper { .. } => "best of burst",
+            Reason::BestOfFailedBurst { .. } => "best of weak burst",
+            Reason::BurstOther { .. } => "burst has better",
+            Reason::Blurry { .. } => "blurry",
+            Reason::EyesClosed { .. } => "eyes closed",
+            Reason::SubjectSoft { .. } => "subject soft",
+            Reason::EyesSoft { .. } => "eyes soft",
+            Reason::Misfire { .. } => "misfire",
+            Reason::Clipped { .. } => "clipped",
+            Reason::SetKept {
+                set_kind: SetKind::Bracket,
+                ..
+            } => "bracket",
+            Reason::SetKept {
+                set_kind: SetKind::Pan,
+                ..
+            } => "pan",
+        }
+    }
+
+    /// The reason in words, with its evidence; people unnamed ("Person 4").
+    pub fn describe(&self) -> String {
+        self.describe_with(&|id| format!("Person {id}"))
+    }
+
+    /// As [`Reason::describe`], naming each person with `person`.
+    pub fn describe_with(&self, person: &dyn Fn(i64) -> String) -> String {
+        let faces = |faces: &[FaceRef]| {
+            faces
+                .iter()
+                .map(|f| f.person.map_or_else(|| format!("face {}", f.face), person))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match self {
+            Reason::BurstKeeper {
+                rank, size, scene, ..
+            } if *size > 1 && *rank > 1 => {
+                format!("kept: {} best of {size} alike{}", ordinal(*rank), in_scene(*scene))
+            }
+            Reason::BurstKeeper { size, scene, .. } => {
+                format!("kept: the best of {size} alike{}", in_scene(*scene))
+            }
+            Reason::BestOfFailedBurst { size, scene, .. } => {
+                format!("kept: the best of {size} weak frames{}", in_scene(*scene))
+            }
+            Reason::BurstOther {
+                rank, size, scene, ..
+            } => format!("{} of {size} alike{}", ordinal(*rank), in_scene(*scene)),
+            Reason::Blurry {
+                sharpness,
+                best_in_scene,
+            } => format!("blurry: {}", against_best(*sharpness, *best_in_scene)),
+            Reason::EyesClosed { faces: f } => format!("eyes closed: {}", faces(f)),
+            Reason::SubjectSoft {
+                sharpness,
+                best_in_scene,
+                ..
+            } => format!("subject soft: {}", against_best(*sharpness, *best_in_scene)),
+            Reason::EyesSoft { faces: f } => format!("eyes soft: {}", faces(f)),
+            Reason::Misfire { misfire } => match misfire {
+                Misfire::Black { share } => format!("misfire: {:.0}% black", share * 100.0),
+                Misfire::White { share } => format!("misfire: {:.0}% white", share * 100.0),
+                Misfire::NoDetail {
+                    sharpness,
+                    contrast,
+                } => format!(
+                    "misfire: no subject, no detail (sharpness {sharpness:.0}, contrast {:.0}%)",
+                    contrast * 100.0
+                ),
+            },
+            Reason::Clipped { share } => format!("exposure: {:.0}% clipped", share * 100.0),
+            Reason::SetKept {
+                set,
+                set_kind,
+                position,
+                size,
+            } => format!(
+                "kept: {} set {}, frame {position} of {size}",
+                set_kind.word(),
+                set + 1
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Proposed {
     pub flag: Flag,
-    pub reason: Reason,
+    /// Never empty; the first is the main one.
+    pub reasons: Vec<Reason>,
+}
+
+impl Proposed {
+    fn new(flag: Flag, reason: Reason) -> Self {
+        Proposed {
+            flag,
+            reasons: vec![reason],
+        }
+    }
+
+    /// The main reason.
+    pub fn reason(&self) -> &Reason {
+        &self.reasons[0]
+    }
+
+    /// Every reason in words, main first, joined by "; ".
+    pub fn describe_with(&self, person: &dyn Fn(i64) -> String) -> String {
+        self.reasons
+            .iter()
+            .map(|r| r.describe_with(person))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    pub fn describe(&self) -> String {
+        self.describe_with(&|id| format!("Person {id}"))
+    }
 }
 
 /// A photo the proposal looks at: what the index says (None: not indexed, never proposed)
@@ -157,51 +437,147 @@ pub fn decided(d: &Decision) -> bool {
     *d != Decision::default()
 }
 
+fn face_refs(a: &PhotoAnalysis, faces: &[usize]) -> Vec<FaceRef> {
+    faces
+        .iter()
+        .map(|&k| FaceRef {
+            face: k + 1,
+            person: a.people.get(k).and_then(|p| p.0),
+        })
+        .collect()
+}
+
+/// Why one photo is rejected on its own, strongest first; empty when it passes.
+fn rejections(
+    a: &PhotoAnalysis,
+    rules: &ProposalRules,
+    best_in_scene: impl Fn(fn(&PhotoAnalysis) -> Option<f32>) -> Option<f32>,
+) -> Vec<Reason> {
+    let strict = rules.strictness.rules();
+    let mut out = Vec::new();
+    let verdict = a
+        .tones
+        .map(|t| {
+            let look = darkroom_catalog::LookRow {
+                black: t.black,
+                white: t.white,
+                clipped: t.clipped,
+                contrast: t.contrast,
+                ..Default::default()
+            };
+            exposure::judge(&look, a.sharpness, a.has_subject(), &strict.exposure)
+        })
+        .unwrap_or_default();
+    if let Some(misfire) = verdict.misfire {
+        out.push(Reason::Misfire { misfire });
+    }
+    // A misfire has nothing in it to be sharp: blur would say it twice.
+    if verdict.misfire.is_none() && a.sharpness < rules.blurry_below * strict.blurry_factor {
+        out.push(Reason::Blurry {
+            sharpness: a.sharpness,
+            best_in_scene: best_in_scene(|p| Some(p.sharpness)),
+        });
+    }
+    if strict.reject_eyes_closed && a.eyes_closed {
+        out.push(Reason::EyesClosed {
+            faces: face_refs(a, &a.closed_eyes),
+        });
+    }
+    if strict.reject_subject_soft
+        && !a.judged_by_faces
+        && let Some(s) = a.subject.as_ref().filter(|s| s.soft)
+    {
+        out.push(Reason::SubjectSoft {
+            sharpness: s.sharpness,
+            background: s.background,
+            best_in_scene: best_in_scene(|p| p.subject.as_ref().map(|s| s.sharpness)),
+        });
+    }
+    if strict.reject_eyes_soft && a.eyes_soft {
+        out.push(Reason::EyesSoft {
+            faces: face_refs(a, &a.soft_eyes),
+        });
+    }
+    if let Some(c) = verdict.clipped {
+        out.push(Reason::Clipped { share: c.share });
+    }
+    out
+}
+
 /// The proposal, one entry per candidate (None: nothing proposed).
 pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Proposed>> {
     let strict = rules.strictness.rules();
+    let mut scenes: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, c) in photos.iter().enumerate() {
+        if let Some(s) = c.analysis.and_then(|a| a.scene.as_ref()) {
+            scenes.entry(s.id).or_default().push(i);
+        }
+    }
     let mut out: Vec<Option<Proposed>> = photos
         .iter()
         .map(|c| {
             let a = c.analysis?;
-            if decided(c.decision) {
+            // A set's frames are judged as a set, never one by one: a bracket's dark and bright
+            // frames are what it is for.
+            if decided(c.decision) || a.set.is_some() {
                 return None;
             }
-            let reason = if a.sharpness < rules.blurry_below * strict.blurry_factor {
-                Reason::Blurry
-            } else if strict.reject_eyes_closed && a.eyes_closed {
-                Reason::EyesClosed
-            } else if strict.reject_subject_soft
-                && !a.judged_by_faces
-                && a.subject.as_ref().is_some_and(|s| s.soft)
-            {
-                Reason::SubjectSoft
-            } else if strict.reject_eyes_soft && a.eyes_soft {
-                Reason::EyesSoft
-            } else {
-                return None;
+            let best_in_scene = |measure: fn(&PhotoAnalysis) -> Option<f32>| {
+                let members = scenes.get(&a.scene.as_ref()?.id)?;
+                members
+                    .iter()
+                    .filter_map(|&m| photos[m].analysis.and_then(measure))
+                    .max_by(f32::total_cmp)
             };
-            Some(Proposed {
+            let reasons = rejections(a, rules, best_in_scene);
+            (!reasons.is_empty()).then_some(Proposed {
                 flag: Flag::Reject,
-                reason,
+                reasons,
             })
         })
         .collect();
 
-    let mut bursts: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    // Sets: every open frame kept, together.
     for (i, c) in photos.iter().enumerate() {
-        if let Some(b) = c.analysis.and_then(|a| a.burst.as_ref()) {
+        if let Some(set) = c.analysis.and_then(|a| a.set.as_ref())
+            && !decided(c.decision)
+        {
+            out[i] = Some(Proposed::new(
+                Flag::Pick,
+                Reason::SetKept {
+                    set: set.id,
+                    set_kind: set.kind,
+                    position: set.position,
+                    size: set.size,
+                },
+            ));
+        }
+    }
+
+    let mut bursts: BTreeMap<usize, Vec<usize>> = Default::default();
+    for (i, c) in photos.iter().enumerate() {
+        if let Some(a) = c.analysis
+            && let Some(b) = a.burst.as_ref()
+        {
             bursts.entry(b.id).or_default().push(i);
         }
     }
-    for members in bursts.values() {
+    for (&burst, members) in &bursts {
+        let size = members.len();
+        let scene = photos[members[0]]
+            .analysis
+            .and_then(|a| a.scene.as_ref())
+            .map(|s| s.id);
         let photographer_picked = members
             .iter()
             .any(|&i| photos[i].decision.flag == Flag::Pick);
+        // A set inside a burst is kept as a set: its frames neither compete nor lose.
         let mut open: Vec<usize> = members
             .iter()
             .copied()
-            .filter(|&i| !decided(photos[i].decision))
+            .filter(|&i| {
+                !decided(photos[i].decision) && photos[i].analysis.is_some_and(|a| a.set.is_none())
+            })
             .collect();
         open.sort_by(|&x, &y| rank(photos, y, x));
         let passed: Vec<usize> = open.iter().copied().filter(|&i| out[i].is_none()).collect();
@@ -216,34 +592,60 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
         } else if strict.keep_best_of_failed_burst
             && let Some(&best) = open.first()
         {
-            out[best] = Some(Proposed {
-                flag: Flag::Pick,
-                reason: Reason::BestOfFailedBurst,
-            });
+            out[best] = Some(Proposed::new(
+                Flag::Pick,
+                Reason::BestOfFailedBurst { burst, size, scene },
+            ));
             vec![best]
         } else {
             Vec::new()
         };
-        for &i in &open {
+        for (k, &i) in open.iter().enumerate() {
             if keepers.contains(&i) {
                 if out[i].is_none() {
-                    out[i] = Some(Proposed {
-                        flag: Flag::Pick,
-                        reason: Reason::BurstKeeper,
-                    });
+                    out[i] = Some(Proposed::new(
+                        Flag::Pick,
+                        Reason::BurstKeeper {
+                            burst,
+                            rank: k + 1,
+                            size,
+                            scene,
+                        },
+                    ));
                 }
             } else if out[i].is_none()
                 && strict.reject_burst_others
                 && (photographer_picked || !keepers.is_empty())
             {
-                out[i] = Some(Proposed {
-                    flag: Flag::Reject,
-                    reason: Reason::BurstOther,
-                });
+                out[i] = Some(Proposed::new(
+                    Flag::Reject,
+                    Reason::BurstOther {
+                        burst,
+                        rank: k + 1,
+                        size,
+                        scene,
+                    },
+                ));
             }
         }
     }
+    refine(&mut out, &rules.without);
     out
+}
+
+/// Take the reasons set aside out of every proposal; a proposal left with none is dropped.
+pub fn refine(proposal: &mut [Option<Proposed>], without: &BTreeSet<ReasonKind>) {
+    if without.is_empty() {
+        return;
+    }
+    for entry in proposal.iter_mut() {
+        if let Some(p) = entry {
+            p.reasons.retain(|r| !without.contains(&r.kind()));
+            if p.reasons.is_empty() {
+                *entry = None;
+            }
+        }
+    }
 }
 
 /// The burst ranking of `bursts::suggest`: eyes open, then sharpest, then most faces.
@@ -286,7 +688,7 @@ mod tests {
             blurry: false,
             faces: 1,
             eyes_closed,
-            people: Vec::new(),
+            people: vec![(Some(2), [0.1, 0.1, 0.3, 0.3])],
             burst: burst.map(|(id, position)| BurstPlace {
                 id,
                 position,
@@ -296,22 +698,23 @@ mod tests {
             judged_by_faces: true,
             subject: None,
             eyes_soft: false,
+            closed_eyes: if eyes_closed { vec![0] } else { Vec::new() },
+            soft_eyes: Vec::new(),
+            scene: None,
+            set: None,
+            tones: None,
         }
     }
 
     fn rules(strictness: Strictness) -> ProposalRules {
-        ProposalRules {
-            strictness,
-            keep_per_burst: 1,
-            blurry_below: 40.0,
-        }
+        ProposalRules::new(strictness, 1, 40.0)
     }
 
     fn run(
         photos: &[PhotoAnalysis],
         decisions: &[Decision],
         rules: &ProposalRules,
-    ) -> Vec<Option<(Flag, Reason)>> {
+    ) -> Vec<Option<(Flag, ReasonKind)>> {
         let candidates: Vec<Candidate<'_>> = photos
             .iter()
             .zip(decisions)
@@ -322,7 +725,7 @@ mod tests {
             .collect();
         propose(&candidates, rules)
             .into_iter()
-            .map(|p| p.map(|p| (p.flag, p.reason)))
+            .map(|p| p.map(|p| (p.flag, p.reason().kind())))
             .collect()
     }
 
@@ -345,12 +748,12 @@ mod tests {
         assert_eq!(
             p,
             vec![
-                Some((Flag::Reject, Reason::BurstOther)),
-                Some((Flag::Pick, Reason::BurstKeeper)),
-                Some((Flag::Reject, Reason::EyesClosed)),
-                Some((Flag::Reject, Reason::Blurry)),
-                Some((Flag::Reject, Reason::Blurry)),
-                Some((Flag::Reject, Reason::EyesClosed)),
+                Some((Flag::Reject, ReasonKind::Alike)),
+                Some((Flag::Pick, ReasonKind::Keeper)),
+                Some((Flag::Reject, ReasonKind::EyesClosed)),
+                Some((Flag::Reject, ReasonKind::Blurry)),
+                Some((Flag::Reject, ReasonKind::Blurry)),
+                Some((Flag::Reject, ReasonKind::EyesClosed)),
                 None,
             ]
         );
@@ -364,10 +767,10 @@ mod tests {
             p,
             vec![
                 None,
-                Some((Flag::Pick, Reason::BurstKeeper)),
+                Some((Flag::Pick, ReasonKind::Keeper)),
                 None,
                 None,
-                Some((Flag::Reject, Reason::Blurry)),
+                Some((Flag::Reject, ReasonKind::Blurry)),
                 None,
                 None,
             ]
@@ -383,7 +786,7 @@ mod tests {
         assert_eq!(p[0], None);
         assert_eq!(
             p[1],
-            Some((Flag::Reject, Reason::BurstOther)),
+            Some((Flag::Reject, ReasonKind::Alike)),
             "the photographer's pick is the burst's keeper"
         );
         assert_eq!(p[4], None, "stars are a decision too");
@@ -397,10 +800,10 @@ mod tests {
         ];
         let none = vec![Decision::default(); 2];
         let p = run(&weak, &none, &rules(Strictness::Balanced));
-        assert_eq!(p[1], Some((Flag::Pick, Reason::BestOfFailedBurst)));
-        assert_eq!(p[0], Some((Flag::Reject, Reason::Blurry)));
+        assert_eq!(p[1], Some((Flag::Pick, ReasonKind::Keeper)));
+        assert_eq!(p[0], Some((Flag::Reject, ReasonKind::Blurry)));
         let p = run(&weak, &none, &rules(Strictness::Strict));
-        assert_eq!(p[1], Some((Flag::Reject, Reason::Blurry)));
+        assert_eq!(p[1], Some((Flag::Reject, ReasonKind::Blurry)));
 
         let none = vec![Decision::default(); 7];
         let two = ProposalRules {
@@ -408,8 +811,8 @@ mod tests {
             ..rules(Strictness::Balanced)
         };
         let p = run(&shoot(), &none, &two);
-        assert_eq!(p[0], Some((Flag::Pick, Reason::BurstKeeper)));
-        assert_eq!(p[1], Some((Flag::Pick, Reason::BurstKeeper)));
+        assert_eq!(p[0], Some((Flag::Pick, ReasonKind::Keeper)));
+        assert_eq!(p[1], Some((Flag::Pick, ReasonKind::Keeper)));
         assert_eq!(counts(&propose(&[], &two)), (0, 0));
     }
 
@@ -437,6 +840,7 @@ mod tests {
         };
         let soft_eyes = PhotoAnalysis {
             eyes_soft: true,
+            soft_eyes: vec![0],
             ..photo(200.0, false, None)
         };
         // No face; a face too small to judge (a figure in a landscape); a face judged.
@@ -455,8 +859,8 @@ mod tests {
         assert_eq!(
             run(&photos, &none, &rules(Strictness::Balanced)),
             vec![
-                reject(Reason::SubjectSoft),
-                reject(Reason::SubjectSoft),
+                reject(ReasonKind::SubjectSoft),
+                reject(ReasonKind::SubjectSoft),
                 None,
                 None
             ],
@@ -465,11 +869,172 @@ mod tests {
         assert_eq!(
             run(&photos, &none, &rules(Strictness::Strict)),
             vec![
-                reject(Reason::SubjectSoft),
-                reject(Reason::SubjectSoft),
+                reject(ReasonKind::SubjectSoft),
+                reject(ReasonKind::SubjectSoft),
                 None,
-                reject(Reason::EyesSoft)
+                reject(ReasonKind::EyesSoft)
             ]
         );
+    }
+
+    fn tones(black: f32, white: f32) -> crate::analysis::Tones {
+        crate::analysis::Tones {
+            black,
+            white,
+            clipped: white,
+            contrast: 0.02,
+        }
+    }
+
+    /// A burst of six: two sharp frames, a bracket's three frames (its dark one nearly black)
+    /// and a lens-cap misfire; then a pan of two outside any burst.
+    fn burst_with_sets() -> Vec<PhotoAnalysis> {
+        let set = |id, kind, position, size| {
+            Some(crate::analysis::SetPlace {
+                id,
+                kind,
+                position,
+                size,
+            })
+        };
+        let scene = Some(crate::analysis::ScenePlace {
+            id: 6,
+            position: 1,
+            size: 8,
+        });
+        let mut photos = vec![
+            photo(120.0, false, Some((4, 1))),
+            photo(150.0, false, Some((4, 2))),
+            PhotoAnalysis {
+                tones: Some(tones(0.97, 0.0)),
+                set: set(2, SetKind::Bracket, 1, 3),
+                ..photo(5.0, false, Some((4, 3)))
+            },
+            PhotoAnalysis {
+                set: set(2, SetKind::Bracket, 2, 3),
+                ..photo(140.0, false, Some((4, 4)))
+            },
+            PhotoAnalysis {
+                tones: Some(tones(0.0, 0.7)),
+                set: set(2, SetKind::Bracket, 3, 3),
+                ..photo(90.0, false, Some((4, 5)))
+            },
+            PhotoAnalysis {
+                faces: 0,
+                judged_by_faces: false,
+                people: Vec::new(),
+                tones: Some(tones(0.98, 0.0)),
+                ..photo(1.0, false, Some((4, 6)))
+            },
+            PhotoAnalysis {
+                set: set(3, SetKind::Pan, 1, 2),
+                ..photo(20.0, false, None)
+            },
+            PhotoAnalysis {
+                set: set(3, SetKind::Pan, 2, 2),
+                ..photo(25.0, false, None)
+            },
+        ];
+        for p in &mut photos {
+            p.scene = scene.clone();
+        }
+        photos
+    }
+
+    #[test]
+    fn a_bracket_and_a_pan_inside_a_burst_are_kept_together_and_a_misfire_in_it_is_rejected() {
+        let photos = burst_with_sets();
+        let none = vec![Decision::default(); photos.len()];
+        for strictness in [Strictness::Lenient, Strictness::Balanced, Strictness::Strict] {
+            let p = run(&photos, &none, &rules(strictness));
+            for i in 2..5 {
+                assert_eq!(p[i], Some((Flag::Pick, ReasonKind::Set)), "{strictness:?} {i}");
+            }
+            for i in 6..8 {
+                assert_eq!(p[i], Some((Flag::Pick, ReasonKind::Set)), "{strictness:?} {i}");
+            }
+            assert_eq!(p[5], Some((Flag::Reject, ReasonKind::Misfire)), "{strictness:?}");
+            assert_eq!(p[1], Some((Flag::Pick, ReasonKind::Keeper)), "{strictness:?}");
+        }
+        let p = run(&photos, &none, &rules(Strictness::Balanced));
+        assert_eq!(p[0], Some((Flag::Reject, ReasonKind::Alike)));
+    }
+
+    #[test]
+    fn each_reason_carries_its_evidence_in_words() {
+        let photos = burst_with_sets();
+        let mut more = photos.clone();
+        more.push(PhotoAnalysis {
+            scene: photos[0].scene.clone(),
+            ..photo(12.0, true, None)
+        });
+        let none = Decision::default();
+        let candidates: Vec<Candidate<'_>> = more
+            .iter()
+            .map(|a| Candidate {
+                analysis: Some(a),
+                decision: &none,
+            })
+            .collect();
+        let p = propose(&candidates, &rules(Strictness::Balanced));
+        let words = |i: usize| p[i].as_ref().map(Proposed::describe).unwrap_or_default();
+        assert_eq!(words(0), "2nd of 6 alike in scene 7");
+        assert_eq!(words(1), "kept: the best of 6 alike in scene 7");
+        assert_eq!(words(2), "kept: bracket set 3, frame 1 of 3");
+        assert_eq!(words(5), "misfire: 98% black");
+        assert_eq!(words(7), "kept: pan set 4, frame 2 of 2");
+        assert_eq!(
+            words(8),
+            "blurry: 12 vs 150 for the best of the scene; eyes closed: Person 2"
+        );
+        let named = p[8]
+            .as_ref()
+            .map(|p| p.describe_with(&|id| format!("Ann ({id})")))
+            .unwrap_or_default();
+        assert!(named.ends_with("eyes closed: Ann (2)"), "{named}");
+    }
+
+    #[test]
+    fn refining_by_a_reason_removes_exactly_its_proposals() {
+        let mut photos = burst_with_sets();
+        photos.push(photo(120.0, true, None));
+        photos.push(photo(12.0, true, None));
+        let none = vec![Decision::default(); photos.len()];
+        let all = run(&photos, &none, &rules(Strictness::Balanced));
+        for kind in ReasonKind::ALL {
+            let mut refined = rules(Strictness::Balanced);
+            refined.without.insert(kind);
+            let candidates: Vec<Candidate<'_>> = photos
+                .iter()
+                .zip(&none)
+                .map(|(a, d)| Candidate {
+                    analysis: Some(a),
+                    decision: d,
+                })
+                .collect();
+            let before = propose(&candidates, &rules(Strictness::Balanced));
+            let after = propose(&candidates, &refined);
+            for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+                let kept: Vec<&Reason> = b
+                    .iter()
+                    .flat_map(|p| &p.reasons)
+                    .filter(|r| r.kind() != kind)
+                    .collect();
+                let left: Vec<&Reason> = a.iter().flat_map(|p| &p.reasons).collect();
+                assert_eq!(left, kept, "{kind:?} photo {i}");
+                assert_eq!(a.is_none(), kept.is_empty(), "{kind:?} photo {i}");
+            }
+        }
+        // Keeping eyes-closed frames leaves the blurry one rejected for its blur alone.
+        let mut keep_closed = rules(Strictness::Balanced);
+        keep_closed.without.insert(ReasonKind::EyesClosed);
+        let p = run(&photos, &none, &keep_closed);
+        assert_eq!(all[8], Some((Flag::Reject, ReasonKind::EyesClosed)));
+        assert_eq!(p[8], None);
+        assert_eq!(p[9], Some((Flag::Reject, ReasonKind::Blurry)));
+        assert_eq!(ReasonKind::from_word("eyes-closed"), Some(ReasonKind::EyesClosed));
+        for kind in ReasonKind::ALL {
+            assert_eq!(ReasonKind::from_word(kind.word()), Some(kind));
+        }
     }
 }

@@ -25,6 +25,10 @@ pub struct Facts {
     pub iso: Option<u32>,
     /// DateTimeOriginal as "YYYY-MM-DD HH:MM:SS" (the camera's clock, no zone).
     pub taken: Option<String>,
+    /// Exposure compensation (ExposureBiasValue), EV; an exposure bracket steps through it.
+    pub exposure_bias: Option<f64>,
+    /// ExposureMode says "auto bracket": the camera shot this frame as part of a bracket.
+    pub auto_bracket: bool,
 }
 
 // EXIF tag numbers (CIPA DC-008): matched by number, since a CR3's CMT2 block holds the EXIF
@@ -35,7 +39,11 @@ const EXPOSURE_TIME: u16 = 0x829A;
 const F_NUMBER: u16 = 0x829D;
 const ISO: u16 = 0x8827;
 const DATE_TIME_ORIGINAL: u16 = 0x9003;
+const EXPOSURE_BIAS: u16 = 0x9204;
 const FOCAL_LENGTH: u16 = 0x920A;
+const EXPOSURE_MODE: u16 = 0xA402;
+/// ExposureMode's value for "auto bracket" (0 auto, 1 manual, 2 auto bracket).
+const EXPOSURE_MODE_AUTO_BRACKET: u32 = 2;
 const LENS_MODEL: u16 = 0xA434;
 
 impl Facts {
@@ -53,8 +61,28 @@ impl Facts {
         parts.extend(self.shutter.map(shutter_words));
         parts.extend(self.aperture.map(|a| format!("f/{}", trim(a, 1))));
         parts.extend(self.iso.map(|i| format!("ISO {i}")));
+        parts.extend(
+            self.exposure_bias
+                .filter(|b| b.abs() >= 0.05)
+                .map(|b| format!("{}{} EV", if b > 0.0 { "+" } else { "−" }, trim(b.abs(), 1))),
+        );
+        parts.extend(self.auto_bracket.then(|| "bracket".to_owned()));
         parts.extend(self.taken.clone());
         parts.join(" · ")
+    }
+
+    /// The exposure value the frame was shot at, ISO 100 equivalent (log2 of N²/t, less the
+    /// ISO's stops above 100): frames of one bracket step through it. None without the time
+    /// and the aperture.
+    pub fn exposure_value(&self) -> Option<f64> {
+        let (num, den) = self.shutter?;
+        let t = f64::from(num) / f64::from(den.max(1));
+        let n = self.aperture?;
+        if t <= 0.0 || n <= 0.0 {
+            return None;
+        }
+        let iso = f64::from(self.iso.unwrap_or(100).max(1));
+        Some((n * n / t).log2() - (iso / 100.0).log2())
     }
 }
 
@@ -167,6 +195,10 @@ fn facts_of(found: &[Exif]) -> Facts {
         taken: field(DATE_TIME_ORIGINAL)
             .and_then(text)
             .and_then(|t| date(&t)),
+        exposure_bias: field(EXPOSURE_BIAS).and_then(signed_ratio),
+        auto_bracket: field(EXPOSURE_MODE)
+            .and_then(|f| f.value.get_uint(0))
+            .is_some_and(|m| m == EXPOSURE_MODE_AUTO_BRACKET),
     }
 }
 
@@ -181,6 +213,20 @@ fn text(f: &Field) -> Option<String> {
     let s = String::from_utf8_lossy(parts.first()?);
     let s = s.trim_matches(|c: char| c == '\0' || c.is_whitespace());
     (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn signed_ratio(f: &Field) -> Option<f64> {
+    match &f.value {
+        Value::SRational(v) => v
+            .first()
+            .filter(|r| r.denom != 0)
+            .map(|r| f64::from(r.num) / f64::from(r.denom)),
+        Value::Rational(v) => v
+            .first()
+            .filter(|r| r.denom != 0)
+            .map(|r| ratio(r.num, r.denom)),
+        _ => None,
+    }
 }
 
 fn rational(f: &Field) -> Option<(u32, u32)> {
@@ -237,12 +283,17 @@ mod tests {
             aperture: Some(4.0),
             iso: Some(400),
             taken: date("2020:10:27 13:40:12"),
+            exposure_bias: Some(-2.0 / 3.0),
+            auto_bracket: true,
         };
         assert_eq!(
             f.line(),
             "Canon EOS R6 · RF24-105mm F4 L IS USM · 105 mm · 1/250 s · f/4 · ISO 400 · \
-             2020-10-27 13:40:12"
+             −0.7 EV · bracket · 2020-10-27 13:40:12"
         );
+        // f/4 at 1/250 s and ISO 400: log2(16 × 250) − 2.
+        let ev = f.exposure_value().expect("time and aperture known");
+        assert!((ev - (4000f64.log2() - 2.0)).abs() < 1e-9, "{ev}");
         assert_eq!(shutter_words((13, 10)), "1.3 s");
         assert_eq!(shutter_words((10, 4000)), "1/400 s");
         assert_eq!(trim(2.8, 1), "2.8");

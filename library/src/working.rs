@@ -10,6 +10,7 @@ use image::RgbImage;
 use crate::budget::Budget;
 use crate::decode;
 use crate::error::LibraryError;
+use crate::facts::{self, Facts};
 use crate::formats;
 use crate::preview;
 
@@ -20,6 +21,8 @@ pub struct Working {
     pub full_size: (u32, u32),
     /// EXIF DateTimeOriginal (+ sub-seconds), seconds on the camera's clock.
     pub captured_at: Option<f64>,
+    /// The EXIF facts, from the bytes already read (exposure and bracketing for the index).
+    pub facts: Facts,
 }
 
 impl Working {
@@ -40,18 +43,24 @@ pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
 pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Working, LibraryError> {
     let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     let captured_at = preview::capture_time(&bytes);
+    let facts = facts::from_bytes(&bytes, formats::is_raw(path));
     if formats::is_raw(path) {
         let img = largest_preview(&bytes, path, budget)?;
         return Ok(Working {
             full_size: img.dimensions(),
             image: img,
             captured_at,
+            facts,
         });
     }
     let img = if bytes.starts_with(&[0xFF, 0xD8]) {
         decode::check_complete_jpeg(&bytes, path)?;
         if let Some(w) = scaled_jpeg(&bytes, min_long, budget) {
-            return Ok(Working { captured_at, ..w });
+            return Ok(Working {
+                captured_at,
+                facts,
+                ..w
+            });
         }
         decode::decode_declined(&bytes, path, budget)?
     } else {
@@ -62,6 +71,7 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
         full_size: img.dimensions(),
         image: img,
         captured_at,
+        facts,
     })
 }
 
@@ -96,5 +106,6 @@ fn scaled_jpeg(bytes: &[u8], min_long: u32, budget: &Budget) -> Option<Working> 
         image: img.into_rgb8(),
         full_size,
         captured_at: None,
+        facts: Facts::default(),
     })
 }

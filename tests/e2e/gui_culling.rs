@@ -180,6 +180,8 @@ fn index_rows(dir: &Path, folder: &Path) {
             captured_at: Some(at),
             faces,
             subject: None,
+            look: None,
+            exposure: Default::default(),
         };
         c.store_index(&path, &index, &[]).expect("store");
     }

@@ -76,6 +76,8 @@ fn index_row(dir: &Path, path: &Path) {
             eyes_sharpness: None,
         }],
         subject: None,
+        look: None,
+        exposure: Default::default(),
     };
     c.store_index(path, &index, &[]).expect("store");
 }
@@ -367,6 +369,8 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
             captured_at: Some(100.0 + 0.5 * k as f64),
             faces,
             subject: None,
+            look: None,
+            exposure: Default::default(),
         };
         c.store_index(path, &index, &[]).expect("store");
     }

@@ -4,14 +4,15 @@
 //! summary: photos, faces, people, bursts, blurry, eyes closed, backend and model_ids. `--json`
 //! prints the same with every photo's results.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 
-use darkroom_catalog::{Catalog, PhotoIndex, SidecarNaming};
-use darkroom_index::{Control, Event, JobConfig, Thresholds, job};
-use darkroom_library::{ScanEvent, scan};
+use darkroom_catalog::{Catalog, SidecarNaming};
+use darkroom_index::analysis::{ScenePlace, SetPlace, Tones};
+use darkroom_index::{Control, Event, JobConfig, job};
 use serde::Serialize;
+
+use crate::services::cull::{self, ProposedOut};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -69,6 +70,13 @@ struct PhotoOut {
     subject: Option<darkroom_index::analysis::SubjectFocus>,
     eyes_soft: bool,
     faces: Vec<FaceOut>,
+    scene: Option<ScenePlace>,
+    /// The bracket or pan it belongs to.
+    set: Option<SetPlace>,
+    /// Shares of the frame black, white and clipped, and its contrast.
+    tones: Option<Tones>,
+    /// What the auto-cull proposal (the window's rules) says of it, and why.
+    proposed: Option<ProposedOut>,
 }
 
 #[derive(Serialize)]
@@ -92,6 +100,9 @@ struct Report {
     faces: usize,
     people: usize,
     bursts: usize,
+    scenes: usize,
+    /// Brackets and pans.
+    sets: usize,
     blurry: usize,
     eyes_closed: usize,
     cancelled: bool,
@@ -106,30 +117,16 @@ struct Failure {
     error: String,
 }
 
-/// Every photo under `folder` (the file decisions go to: the RAW of a RAW+JPEG pair), and the
-/// problems the scan met.
-fn photos_in(folder: &Path) -> (Vec<PathBuf>, Vec<Failure>) {
-    let (mut photos, mut problems) = (Vec::new(), Vec::new());
-    scan::scan(folder, &AtomicBool::new(false), &mut |event| {
-        match event {
-            ScanEvent::Item(item) => photos.push(item.primary),
-            ScanEvent::Error(e) => problems.push(Failure {
-                path: e.path().to_path_buf(),
-                error: e.cause(),
-            }),
-        }
-        true
-    });
-    photos.sort();
-    (photos, problems)
-}
-
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let folder = &args.folder;
     if !folder.is_dir() {
         anyhow::bail!("not a folder: {}", folder.display());
     }
-    let (photos, mut failed) = photos_in(folder);
+    let (photos, problems) = crate::services::cull::photos_in(folder);
+    let mut failed: Vec<Failure> = problems
+        .into_iter()
+        .map(|(path, error)| Failure { path, error })
+        .collect();
     let sessions = crate::services::sessions(args.models.clone())?;
     // A batch job waits for the probe and the session tuning (both cached after the first
     // run), then pins what they found for its whole length.
@@ -146,10 +143,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-    let mut thresholds = Thresholds::default();
-    if let Some(v) = window.blurry_below {
-        thresholds.blurry_below = v;
-    }
+    let (thresholds, rules) = cull::rules_of(&window);
     let config = JobConfig {
         photos: photos.clone(),
         backend: pin.line.clone(),
@@ -193,9 +187,28 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
     // What the rows say about the whole folder, new and already indexed alike (the folder's
     // rows only, not the catalog's), in path order.
-    let mut indexed: Vec<(PathBuf, PhotoIndex)> = catalog.indexed_of(&photos)?;
-    indexed.sort_by(|a, b| a.0.cmp(&b.0));
+    let indexed = cull::indexed_rows(&catalog, &photos)?;
     let analysed = darkroom_index::analyse(&indexed, &thresholds);
+    // The proposal the window would make now, with its reasons.
+    let indexed_paths: Vec<PathBuf> = indexed.iter().map(|(p, _)| p.clone()).collect();
+    let proposed = cull::propose(&analysed, &cull::decisions(&catalog, &indexed_paths), &rules);
+    let names = cull::person_names(&catalog, &indexed)?;
+    let person = |id: i64| {
+        names
+            .get(&id)
+            .cloned()
+            .unwrap_or_else(|| format!("Person {id}"))
+    };
+    let scenes = analysed
+        .iter()
+        .filter_map(|a| a.scene.as_ref().map(|s| s.id))
+        .collect::<std::collections::HashSet<_>>()
+        .len();
+    let sets = analysed
+        .iter()
+        .filter_map(|a| a.set.as_ref().map(|s| s.id))
+        .collect::<std::collections::HashSet<_>>()
+        .len();
     let bursts = analysed
         .iter()
         .filter_map(|a| a.burst.as_ref().map(|b| b.id))
@@ -204,7 +217,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let results: Vec<PhotoOut> = indexed
         .iter()
         .zip(analysed)
-        .map(|((_, i), a)| PhotoOut {
+        .zip(&proposed)
+        .map(|(((_, i), a), p)| PhotoOut {
+            scene: a.scene,
+            set: a.set,
+            tones: a.tones,
+            proposed: p.as_ref().map(|p| cull::proposed_out(p, &person)),
             path: a.path,
             burst: a.burst.as_ref().map(|b| b.id),
             suggested: a.burst.as_ref().is_some_and(|b| b.suggested),
@@ -252,6 +270,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         faces: results.iter().map(|r| r.faces.len()).sum(),
         people: people.len(),
         bursts,
+        scenes,
+        sets,
         blurry: results.iter().filter(|r| r.blurry).count(),
         eyes_closed: results.iter().filter(|r| r.eyes_closed).count(),
         cancelled: summary.cancelled,
@@ -264,7 +284,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
-            "{} photos ({} indexed now, {} measured again, {} already, {} failed) · {} faces · {} people · {} bursts · {} blurry · {} with eyes closed",
+            "{} photos ({} indexed now, {} measured again, {} already, {} failed) · {} faces · {} people · {} bursts · {} scenes · {} sets · {} blurry · {} with eyes closed",
             report.photos,
             report.indexed,
             report.remeasured,
@@ -273,6 +293,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             report.faces,
             report.people,
             report.bursts,
+            report.scenes,
+            report.sets,
             report.blurry,
             report.eyes_closed
         );

@@ -10,5 +10,6 @@ pub mod ladder_worker;
 pub mod models;
 pub mod parity;
 pub mod probe;
+pub mod propose;
 pub mod subject;
 pub mod thumbnails;

@@ -618,6 +618,68 @@ impl Culling {
         frames.into_iter().map(|i| self.id(i)).collect()
     }
 
+    /// Shift+C: compare the shown photo's whole scene (its photos shown, the first nine).
+    pub fn compare_scene(&mut self) -> Vec<EntryId> {
+        let scene = self
+            .selected_index()
+            .and_then(|i| self.entries[i].analysis.as_ref())
+            .and_then(|a| a.scene.as_ref())
+            .map(|s| s.id);
+        let Some(scene) = scene else {
+            return self.compare();
+        };
+        let members: Vec<usize> = self
+            .visible
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.entries[i]
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.scene.as_ref())
+                    .is_some_and(|s| s.id == scene)
+            })
+            .collect();
+        if members.len() < 2 {
+            return self.compare();
+        }
+        self.view = View::Compare;
+        if let Some(first) = self.position_of(self.id(members[0])) {
+            self.select(first, SelectHow::Only);
+        }
+        members.into_iter().map(|i| self.id(i)).collect()
+    }
+
+    /// The scene that starts at grid position `v`, when one does (shooting order only: sorted
+    /// by sharpness, a scene is not together): its number from 1 and its photos.
+    pub fn scene_starts_at(&self, v: usize) -> Option<(usize, usize)> {
+        if self.sort_by_sharpness {
+            return None;
+        }
+        let scene_of = |v: usize| {
+            let i = *self.visible.get(v)?;
+            self.entries[i].analysis.as_ref()?.scene.as_ref()
+        };
+        let here = scene_of(v)?;
+        let before = v.checked_sub(1).and_then(scene_of).map(|s| s.id);
+        (before != Some(here.id)).then_some((here.id + 1, here.size))
+    }
+
+    /// How many open proposals give each reason, while a proposal is shown.
+    pub fn proposal_reasons(&self) -> std::collections::BTreeMap<darkroom_index::proposal::ReasonKind, usize> {
+        let mut counts = std::collections::BTreeMap::new();
+        if let Some(p) = &self.proposal {
+            for i in 0..p.proposed.len() {
+                if let Some(proposed) = self.proposed(i) {
+                    for r in &proposed.reasons {
+                        *counts.entry(r.kind()).or_default() += 1;
+                    }
+                }
+            }
+        }
+        counts
+    }
+
     /// B: open or close the selected photo's burst.
     pub fn toggle_burst(&mut self) {
         let burst = self
@@ -717,7 +779,7 @@ impl Culling {
 
     /// What the proposal says for entry `i`; nothing once the photographer decided it.
     pub fn proposed(&self, i: usize) -> Option<Proposed> {
-        let p = self.proposal.as_ref()?.proposed.get(i).copied().flatten()?;
+        let p = self.proposal.as_ref()?.proposed.get(i).cloned().flatten()?;
         let photo = self.entries.get(i)?;
         // A photo whose import has not answered may have a decision another tool made.
         (photo.loaded && !proposal::decided(&photo.decision)).then_some(p)
@@ -731,7 +793,7 @@ impl Culling {
     }
 
     pub fn proposal_rules(&self) -> Option<ProposalRules> {
-        self.proposal.as_ref().map(|p| p.rules)
+        self.proposal.as_ref().map(|p| p.rules.clone())
     }
 
     /// The proposal becomes real decisions, one step of undo; photos decided since it was
@@ -1000,6 +1062,11 @@ mod tests {
             judged_by_faces: true,
             subject: None,
             eyes_soft: false,
+            closed_eyes: Vec::new(),
+            soft_eyes: Vec::new(),
+            scene: None,
+            set: None,
+            tones: None,
         }
     }
 
@@ -1435,10 +1502,6 @@ mod tests {
     }
 
     fn rules() -> ProposalRules {
-        ProposalRules {
-            strictness: darkroom_index::Strictness::Balanced,
-            keep_per_burst: 1,
-            blurry_below: 40.0,
-        }
+        ProposalRules::new(darkroom_index::Strictness::Balanced, 1, 40.0)
     }
 }

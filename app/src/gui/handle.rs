@@ -83,6 +83,7 @@ impl DarkRoom {
             Intent::ProposeCull => self.propose(),
             Intent::ApplyProposal => self.apply_proposal(),
             Intent::DiscardProposal => self.cull.discard_proposal(),
+            Intent::RefineProposal(kind, aside) => self.refine_proposal(kind, aside),
             Intent::ExportPicks => self.export_picks(),
             Intent::CloseAnyway(now) => {
                 use super::state::Closing;
@@ -142,6 +143,10 @@ impl DarkRoom {
             }
             Action::Compare => {
                 let set = self.cull.compare();
+                self.comparison.start(set);
+            }
+            Action::CompareScene => {
+                let set = self.cull.compare_scene();
                 self.comparison.start(set);
             }
             Action::ToggleClipping => self.show_clipping = !self.show_clipping,
@@ -296,6 +301,27 @@ impl DarkRoom {
             strictness: self.cull_settings.strictness,
             keep_per_burst: self.cull_settings.keep_per_burst,
             blurry_below: self.blurry_below,
+            // A proposal made again keeps what the photographer set aside in this one.
+            without: self
+                .cull
+                .proposal_rules()
+                .map(|r| r.without)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Set a reason aside in the proposal shown (or take it back): its proposals go.
+    fn refine_proposal(&mut self, kind: darkroom_index::proposal::ReasonKind, aside: bool) {
+        let Some(mut rules) = self.cull.proposal_rules() else {
+            return;
+        };
+        if aside {
+            rules.without.insert(kind);
+        } else {
+            rules.without.remove(&kind);
+        }
+        if let Err(why) = self.cull.propose(rules) {
+            self.notices.push(why);
         }
     }
 
@@ -560,7 +586,12 @@ impl DarkRoom {
                 self.save_settings();
             }
             SettingsChange::Culling(c) => {
+                let regroup = c.scenes != self.cull_settings.scenes;
                 self.cull_settings = c;
+                if regroup {
+                    // Scenes are grouped with the analysis: read again, the proposal follows.
+                    self.load_analysis();
+                }
                 self.save_settings();
             }
             SettingsChange::Detector(id) => {

@@ -114,6 +114,8 @@ pub enum Intent {
     ProposeCull,
     ApplyProposal,
     DiscardProposal,
+    /// Set a reason aside in the proposal shown (true), or take it back.
+    RefineProposal(darkroom_index::proposal::ReasonKind, bool),
     /// Copy the picks to a folder (the dialog asks which).
     ExportPicks,
     Export(ExportAction),

@@ -19,6 +19,8 @@ pub enum Action {
     ToggleLoupe,
     Back,
     Compare,
+    /// Shift+C: the whole scene side by side.
+    CompareScene,
     Zoom,
     Zoom200,
     PinBest,
@@ -159,6 +161,12 @@ pub const KEYMAP: &[Binding] = &[
         Action::Compare,
         "C",
         "Compare: the selection, the burst, or the next photo",
+    ),
+    shift(
+        Key::C,
+        Action::CompareScene,
+        "Shift+C",
+        "Compare the whole scene (the first nine of its photos)",
     ),
     bind(
         Key::E,

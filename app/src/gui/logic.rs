@@ -368,6 +368,10 @@ impl DarkRoom {
             self.cull.generation(),
             self.cull.photos(),
             self.env.catalog_path.clone(),
+            darkroom_index::Thresholds {
+                scenes: self.cull_settings.scenes,
+                ..Default::default()
+            },
             self.env.wake.clone(),
         ));
     }

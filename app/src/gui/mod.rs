@@ -11,6 +11,7 @@
 //! - `shell`: eframe and what is read before the window opens
 
 pub mod comparison;
+pub mod controls;
 pub mod culling;
 mod handle;
 pub mod intent;

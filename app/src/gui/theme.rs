@@ -65,6 +65,9 @@ pub const PICK_COLOUR: Color32 = Color32::from_rgb(110, 210, 110);
 pub const REJECT_COLOUR: Color32 = Color32::from_rgb(235, 90, 80);
 
 /// An auto-cull proposal's marks: its own colours, never a decision's.
+/// A scene's start in the grid: the bar down the cell's edge and the chip with its size.
+pub const SCENE_MARK: Color32 = Color32::from_rgb(250, 200, 90);
+pub const SCENE_BAR: f32 = 4.0;
 pub const PROPOSED_PICK: Color32 = Color32::from_rgb(120, 220, 200);
 pub const PROPOSED_REJECT: Color32 = Color32::from_rgb(240, 170, 200);
 /// How strongly the rest of a selection is tinted with the selection colour.

@@ -36,6 +36,8 @@ pub struct CullSettings {
     pub strictness: darkroom_index::Strictness,
     /// Frames the proposal keeps per burst.
     pub keep_per_burst: usize,
+    /// How alike and how close in time frames must be to be one scene.
+    pub scenes: darkroom_index::scenes::SceneRules,
 }
 
 impl Default for CullSettings {
@@ -45,6 +47,7 @@ impl Default for CullSettings {
             advance_in_grid: false,
             strictness: darkroom_index::Strictness::Balanced,
             keep_per_burst: 1,
+            scenes: Default::default(),
         }
     }
 }

@@ -53,10 +53,16 @@ pub fn grid_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: 
                     };
                     intents.push(Intent::Show(id, theme::THUMB_SIDE));
                     let current = v == cull.selected;
+                    let proposed = cull.proposed(id.index());
                     let look = Look {
                         current,
                         selected: cull.is_selected(id.index()),
-                        proposed: cull.proposed(id.index()),
+                        reasons: proposed
+                            .as_ref()
+                            .map(|p| proposal_reasons(p, cull))
+                            .unwrap_or_default(),
+                        proposed,
+                        scene_start: cull.scene_starts_at(v),
                     };
                     let response = cell_ui(ui, photo, &pictures.thumb, &look, &marks);
                     if current && follow {
@@ -102,16 +108,54 @@ struct Look {
     current: bool,
     selected: bool,
     proposed: Option<Proposed>,
+    /// The first photo shown of its scene: (the scene's number, from 1; its photos).
+    scene_start: Option<(usize, usize)>,
+    /// Every reason of the proposal, with its evidence, for the tooltip.
+    reasons: String,
 }
 
-/// "proposed: reject (blurry)", the proposal's own mark (never a decision's words).
-pub fn proposal_text(p: &Proposed) -> String {
-    let what = match p.flag {
+fn proposed_what(p: &Proposed) -> &'static str {
+    match p.flag {
         Flag::Pick => "pick",
         Flag::Reject => "reject",
         Flag::Unflagged => "unflag",
+    }
+}
+
+/// "proposed: reject (blurry)", the proposal's own mark on a cell (never a decision's words).
+pub fn proposal_text(p: &Proposed) -> String {
+    format!("proposed: {} ({})", proposed_what(p), p.reason().short())
+}
+
+/// Every reason with its evidence, people by name: "proposed: reject — blurry: 12 vs 85 for
+/// the best of the scene; eyes closed: Anna". The tooltip's, the loupe's and the label's.
+pub fn proposal_reasons(p: &Proposed, cull: &crate::gui::culling::Culling) -> String {
+    format!(
+        "proposed: {} — {}",
+        proposed_what(p),
+        p.describe_with(&|id| cull.person_label(id))
+    )
+}
+
+/// Where a photo stands in its scene and set: "scene 7, 3 of 12 · bracket set 2, 1 of 3".
+pub fn place_text(p: &Photo) -> String {
+    let Some(a) = &p.analysis else {
+        return String::new();
     };
-    format!("proposed: {what} ({})", p.reason.describe())
+    let mut parts = Vec::new();
+    if let Some(s) = &a.scene {
+        parts.push(format!("scene {}, {} of {}", s.id + 1, s.position, s.size));
+    }
+    if let Some(s) = &a.set {
+        parts.push(format!(
+            "{} set {}, {} of {}",
+            s.kind.word(),
+            s.id + 1,
+            s.position,
+            s.size
+        ));
+    }
+    parts.join(" · ")
 }
 
 /// What the grid's marks depend on besides the photo.
@@ -133,6 +177,9 @@ fn marks_text(p: &Photo, m: &Marks<'_>) -> String {
     if a.detector != m.detector {
         // Never mixed silently: these rows came from another detector.
         parts.push(format!("indexed with {}", a.detector));
+    }
+    if let Some(s) = &a.set {
+        parts.push(format!("{} {}/{}", s.kind.word(), s.position, s.size));
     }
     if let Some(b) = &a.burst {
         if m.stacked && !m.expanded.contains(&b.id) {
@@ -239,6 +286,30 @@ fn cell_ui(
         );
         painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
     }
+    if let Some((scene, size)) = look.scene_start {
+        // A new scene starts here: a bar down the cell's left edge and its number and size.
+        painter.rect_filled(
+            egui::Rect::from_min_size(rect.left_top(), egui::vec2(theme::SCENE_BAR, rect.height())),
+            0.0,
+            theme::SCENE_MARK,
+        );
+        let font = egui::FontId::proportional(theme::CELL_TEXT);
+        let galley = painter.layout_no_wrap(
+            format!("Scene {scene} · {size}"),
+            font,
+            Color32::BLACK,
+        );
+        let at = egui::pos2(
+            rect.max.x - galley.size().x - 14.0,
+            image_rect.max.y - galley.size().y - 8.0 - if look.proposed.is_some() { galley.size().y + 8.0 } else { 0.0 },
+        );
+        painter.rect_filled(
+            egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
+            3.0,
+            theme::SCENE_MARK,
+        );
+        painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
+    }
     let marks_line = marks_text(p, marks);
     if !marks_line.is_empty() {
         // The index's marks over the picture's top edge, legible on any photo.
@@ -287,17 +358,13 @@ fn cell_ui(
             egui::StrokeKind::Inside,
         );
     }
-    let proposed = look
-        .proposed
-        .as_ref()
-        .map(proposal_text)
-        .unwrap_or_default();
     let selected = if look.selected { "selected" } else { "" };
     let mut label = [
         p.file_name(),
         badge::words(p),
         marks_text(p, marks),
-        proposed,
+        place_text(p),
+        look.reasons.clone(),
         selected.to_owned(),
     ]
     .into_iter()
@@ -310,6 +377,8 @@ fn cell_ui(
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
     if let Some(err) = &p.error {
         response.on_hover_text(err)
+    } else if !look.reasons.is_empty() {
+        response.on_hover_text(&look.reasons)
     } else {
         response
     }

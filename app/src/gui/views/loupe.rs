@@ -49,6 +49,7 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     caption_ui(ui, photo);
     facts_ui(ui, &pictures.facts);
     subject_ui(ui, photo);
+    context_ui(ui, app, id, photo);
     // A small window keeps its height for the photo.
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
         egui::Panel::bottom("filmstrip").show(ui, |ui| filmstrip_ui(ui, app, intents));
@@ -245,6 +246,32 @@ fn subject_ui(ui: &mut egui::Ui, p: &Photo) {
             ui.colored_label(
                 theme::EYES_CLOSED,
                 RichText::new("subject soft").size(theme::FACTS_TEXT),
+            );
+        }
+    });
+}
+
+/// Where the photo stands (its scene, its set) and, while a proposal is shown, every reason it
+/// gives for this photo with its evidence.
+fn context_ui(ui: &mut egui::Ui, app: &DarkRoom, id: EntryId, p: &Photo) {
+    let place = super::grid::place_text(p);
+    let proposed = app.cull.proposed(id.index());
+    if place.is_empty() && proposed.is_none() {
+        return;
+    }
+    ui.horizontal(|ui| {
+        if !place.is_empty() {
+            ui.label(RichText::new(place).size(theme::FACTS_TEXT).weak());
+        }
+        if let Some(proposed) = &proposed {
+            let colour = match proposed.flag {
+                darkroom_catalog::Flag::Pick => theme::PROPOSED_PICK,
+                _ => theme::PROPOSED_REJECT,
+            };
+            ui.colored_label(
+                colour,
+                RichText::new(super::grid::proposal_reasons(proposed, &app.cull))
+                    .size(theme::FACTS_TEXT),
             );
         }
     });

@@ -1,9 +1,23 @@
 //! The proposal bar, under the top bar while an auto-cull proposal is shown: what it proposes
-//! and by which rules, and Apply / Discard. The proposal is marks until applied.
+//! and by which rules, the scene controls, the reasons it gives (each can be set aside:
+//! "keep eyes-closed frames"), and Apply / Discard. The proposal is marks until applied.
 
-use crate::gui::intent::Intent;
+use darkroom_index::proposal::ReasonKind;
+
+use crate::gui::intent::{Intent, SettingsChange};
 use crate::gui::state::DarkRoom;
 use crate::gui::theme;
+
+/// The reasons a photographer may set aside, in the order the bar shows them.
+const REFINABLE: [ReasonKind; 7] = [
+    ReasonKind::Alike,
+    ReasonKind::Blurry,
+    ReasonKind::EyesClosed,
+    ReasonKind::SubjectSoft,
+    ReasonKind::EyesSoft,
+    ReasonKind::Misfire,
+    ReasonKind::Exposure,
+];
 
 pub fn proposal_bar_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
     let (Some((picks, rejects)), Some(rules)) =
@@ -30,6 +44,45 @@ pub fn proposal_bar_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Inte
         }
         if ui.button("Discard").clicked() {
             intents.push(Intent::DiscardProposal);
+        }
+    });
+    ui.horizontal(|ui| {
+        ui.label("Scenes:");
+        let saved = app.cull_settings.scenes;
+        if let Some(scenes) = crate::gui::controls::scene_controls_ui(ui, "proposal", saved) {
+            intents.push(Intent::Settings(SettingsChange::Culling(
+                crate::services::CullSettings {
+                    scenes,
+                    ..app.cull_settings
+                },
+            )));
+        }
+        ui.separator();
+        ui.label("Refine:");
+        let counts = app.cull.proposal_reasons();
+        for kind in REFINABLE {
+            let aside = rules.without.contains(&kind);
+            let n = counts.get(&kind).copied().unwrap_or(0);
+            // Only what this proposal says, and what was set aside (to take it back).
+            if n == 0 && !aside {
+                continue;
+            }
+            let mut on = aside;
+            let text = if aside {
+                kind.refine_words().to_owned()
+            } else {
+                format!("{} ({n})", kind.refine_words())
+            };
+            if ui
+                .checkbox(&mut on, text)
+                .on_hover_text(format!(
+                    "Take \"{}\" out of the proposal: its proposals go, the rest stay",
+                    kind.word()
+                ))
+                .changed()
+            {
+                intents.push(Intent::RefineProposal(kind, on));
+            }
         }
     });
 }

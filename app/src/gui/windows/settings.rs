@@ -323,6 +323,19 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                     }
                 });
                 ui.end_row();
+                ui.label("Scenes");
+                ui.vertical(|ui| {
+                    if let Some(scenes) =
+                        crate::gui::controls::scene_controls_ui(ui, "settings", culling.scenes)
+                    {
+                        change = Some(SettingsChange::Culling(crate::services::CullSettings {
+                            scenes,
+                            ..culling
+                        }));
+                    }
+                    ui.weak("Frames of one set-up are one scene; bursts are the tight case inside it. Shift+C compares a scene.");
+                });
+                ui.end_row();
                 ui.label("Sidecar files").on_hover_text(
                     "How a new sidecar is named. A photo that already has one, under either \
                      name, keeps it: its decisions go there.",

@@ -21,6 +21,7 @@ pub fn load_analysis(
     generation: u64,
     photos: Vec<PathBuf>,
     catalog: PathBuf,
+    thresholds: darkroom_index::Thresholds,
     wake: Waker,
 ) -> Task<AnalysisAnswer> {
     Task::spawn("the folder's analysis", 1, wake, move |out| {
@@ -47,7 +48,7 @@ pub fn load_analysis(
                 }
             }
             Ok(FolderAnalysis {
-                photos: darkroom_index::analyse(&indexed, &darkroom_index::Thresholds::default()),
+                photos: darkroom_index::analyse(&indexed, &thresholds),
                 names,
             })
         })();
