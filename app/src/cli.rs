@@ -88,6 +88,10 @@ pub enum Command {
     /// The focus measures against blur whose truth is known: the whole frame, the subject, the
     /// background and the eyes blurred in series (docs/SUBJECT-FOCUS.md).
     BenchFocus(bench::focus::Args),
+    /// Scenes, brackets, pans and misfires on a synthetic shoot of known truth: the adjusted
+    /// Rand index of scenes, set frames proposed for rejection, misfires found, across each
+    /// control (docs/SCENES.md).
+    BenchShoot(bench::shoot::Args),
     /// One runtime of `bench-index`, in this process.
     #[command(hide = true)]
     BenchIndexWorker {
@@ -131,6 +135,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchIndex(args) => bench::index::main(args),
         Command::BenchDecisions(args) => bench::decisions::main(args),
         Command::BenchFocus(args) => bench::focus::main(args),
+        Command::BenchShoot(args) => bench::shoot::run(args),
         Command::BenchIndexWorker {
             dir,
             detector,

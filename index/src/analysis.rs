@@ -163,16 +163,20 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             name: path.to_string_lossy().into_owned(),
             captured_at: i.captured_at,
             hash: i.phash,
-            layout: i.look.as_ref().map(|l| l.layout.clone()).unwrap_or_default(),
+            layout: i
+                .look
+                .as_ref()
+                .map(|l| l.layout.clone())
+                .unwrap_or_default(),
             subject: i
                 .subject
                 .as_ref()
                 .and_then(|s| Mask::from_packed(s.mask_width, s.mask_height, &s.mask)),
             misfire: i.look.as_ref().is_some_and(|l| {
                 let subject = !i.faces.is_empty()
-                    || i.subject.as_ref().is_some_and(|s| {
-                        !subject_soft(s.sharpness, s.background, thresholds)
-                    });
+                    || i.subject
+                        .as_ref()
+                        .is_some_and(|s| !subject_soft(s.sharpness, s.background, thresholds));
                 exposure::judge(l, i.sharpness, subject, &exposure::BALANCED)
                     .misfire
                     .is_some()

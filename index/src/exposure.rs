@@ -143,15 +143,24 @@ mod tests {
         );
         // A face, a sharp subject, detail or contrast: not a misfire.
         assert_eq!(v(look(0.1, 0.0, 0.0, 0.05), 3.0, true), Verdict::default());
-        assert_eq!(v(look(0.1, 0.0, 0.0, 0.05), 30.0, false), Verdict::default());
+        assert_eq!(
+            v(look(0.1, 0.0, 0.0, 0.05), 30.0, false),
+            Verdict::default()
+        );
         assert_eq!(v(look(0.1, 0.0, 0.0, 0.3), 3.0, false), Verdict::default());
         // A dark photo that is not black, a bright one with some clipping: fine.
         assert_eq!(v(look(0.8, 0.0, 0.0, 0.2), 50.0, false), Verdict::default());
-        assert_eq!(v(look(0.0, 0.5, 0.45, 0.2), 50.0, false), Verdict::default());
+        assert_eq!(
+            v(look(0.0, 0.5, 0.45, 0.2), 50.0, false),
+            Verdict::default()
+        );
         let lenient = ExposureRules {
             clipped_above: None,
             ..RULES
         };
-        assert_eq!(judge(&look(0.0, 0.5, 0.9, 0.2), 50.0, false, &lenient).clipped, None);
+        assert_eq!(
+            judge(&look(0.0, 0.5, 0.9, 0.2), 50.0, false, &lenient).clipped,
+            None
+        );
     }
 }

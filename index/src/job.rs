@@ -696,7 +696,11 @@ fn remeasure(
     // catalog's upgrade never runs the costliest model again.
     if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter {
         let t = Instant::now();
-        let eyes = stored.faces.iter().map(|f| (f.id, f.eyes_sharpness)).collect();
+        let eyes = stored
+            .faces
+            .iter()
+            .map(|f| (f.id, f.eyes_sharpness))
+            .collect();
         catalog
             .store_measures(
                 &d.path,

@@ -6,8 +6,8 @@
 pub mod across;
 pub mod analysis;
 pub mod bursts;
-pub mod focus;
 pub mod exposure;
+pub mod focus;
 pub mod job;
 pub mod looks;
 pub mod luma;

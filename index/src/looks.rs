@@ -203,7 +203,9 @@ fn shrink(v: &[u8], side: usize, by: usize) -> Vec<f32> {
         }
     }
     let n = (by * by) as f32;
-    out.iter_mut().for_each(|p| *p /= n);
+    for p in &mut out {
+        *p /= n;
+    }
     out
 }
 
@@ -244,17 +246,37 @@ fn ncc<T: Copy + Into<f32>>(a: &[T], b: &[T], side: usize, dx: i32, dy: i32) -> 
     Some(cov / (va * vb).sqrt())
 }
 
+/// A picture with detail at every scale and no period (value noise: random levels on a grid,
+/// blended), for tests that must find where one crop lies in another.
+#[cfg(test)]
+pub(crate) fn texture(w: u32, h: u32, seed: u32) -> RgbImage {
+    let level = |gx: u32, gy: u32, cell: u32| {
+        let mut v = gx.wrapping_mul(0x9E37_79B9) ^ gy.wrapping_mul(0x85EB_CA6B) ^ seed ^ cell;
+        v ^= v >> 13;
+        v = v.wrapping_mul(0xC2B2_AE35);
+        v ^= v >> 16;
+        (v & 0xFF) as f32
+    };
+    let noise = |x: u32, y: u32, cell: u32| {
+        let (fx, fy) = (x as f32 / cell as f32, y as f32 / cell as f32);
+        let (gx, gy) = (fx as u32, fy as u32);
+        let (tx, ty) = (fx.fract(), fy.fract());
+        let top = level(gx, gy, cell) * (1.0 - tx) + level(gx + 1, gy, cell) * tx;
+        let bottom = level(gx, gy + 1, cell) * (1.0 - tx) + level(gx + 1, gy + 1, cell) * tx;
+        top * (1.0 - ty) + bottom * ty
+    };
+    RgbImage::from_fn(w, h, |x, y| {
+        let g = (0.5 * noise(x, y, 61) + 0.3 * noise(x, y, 23) + 0.2 * noise(x, y, 7)) as u8;
+        image::Rgb([g, g.saturating_sub(30), 255 - g])
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn textured(w: u32, h: u32, seed: u32) -> RgbImage {
-        RgbImage::from_fn(w, h, |x, y| {
-            let v = (x.wrapping_mul(73) ^ y.wrapping_mul(151) ^ seed).wrapping_mul(2_654_435_761);
-            let smooth = ((x as f32 / 23.0).sin() * 60.0 + (y as f32 / 17.0).cos() * 60.0) as i32;
-            let g = (128 + smooth + (v >> 28) as i32 * 3).clamp(0, 255) as u8;
-            image::Rgb([g, g.saturating_sub(30), 255 - g])
-        })
+        texture(w, h, seed)
     }
 
     #[test]
@@ -281,10 +303,16 @@ mod tests {
     #[test]
     fn lab_of_white_black_and_red() {
         let w = lab([255, 255, 255]);
-        assert!((w[0] - 100.0).abs() < 0.1 && w[1].abs() < 0.5 && w[2].abs() < 0.5, "{w:?}");
+        assert!(
+            (w[0] - 100.0).abs() < 0.1 && w[1].abs() < 0.5 && w[2].abs() < 0.5,
+            "{w:?}"
+        );
         assert!(lab([0, 0, 0])[0].abs() < 0.1);
         let r = lab([255, 0, 0]);
-        assert!((r[0] - 53.2).abs() < 0.5 && (r[1] - 80.1).abs() < 1.0, "{r:?}");
+        assert!(
+            (r[0] - 53.2).abs() < 0.5 && (r[1] - 80.1).abs() < 1.0,
+            "{r:?}"
+        );
     }
 
     #[test]

@@ -79,7 +79,8 @@ pub struct SceneFrame {
 /// How alike two frames look, 0–1.
 pub fn similarity(a: &SceneFrame, b: &SceneFrame) -> f32 {
     let hash = 1.0 - (phash::distance(a.hash, b.hash) as f32 / HASH_FAR).min(1.0);
-    let layout = looks::layout_distance(&a.layout, &b.layout).map(|d| 1.0 - (d / LAYOUT_FAR).min(1.0));
+    let layout =
+        looks::layout_distance(&a.layout, &b.layout).map(|d| 1.0 - (d / LAYOUT_FAR).min(1.0));
     let mask = match (&a.subject, &b.subject) {
         (Some(m), Some(n)) if m.width == n.width && m.height == n.height => Some(m.iou(n)),
         _ => None,

@@ -22,6 +22,7 @@ mod index_cli;
 mod model_release;
 mod models_cli;
 mod runtime_probe;
+mod scenes_cli;
 mod session_tuning;
 mod subject_cli;
 mod window;

@@ -85,6 +85,13 @@ pub fn run_ok(cmd: &mut Command) -> Output {
     out
 }
 
+/// Run a command that must fail; its stderr.
+pub fn run_err(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("the command starts");
+    assert!(!out.status.success(), "{cmd:?} succeeded");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 pub fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(

@@ -10,6 +10,7 @@ pub mod grid;
 pub mod index;
 pub mod inference;
 pub mod loupe;
+pub mod shoot;
 pub mod thumbs;
 
 use std::path::{Path, PathBuf};

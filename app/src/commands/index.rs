@@ -138,7 +138,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut models = darkroom_index::open_models(
         &sessions,
         &pin,
-        args.detector.clone().or(window.detector),
+        args.detector.clone().or(window.detector.clone()),
         args.embedder.clone(),
     )?;
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
@@ -191,7 +191,11 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let analysed = darkroom_index::analyse(&indexed, &thresholds);
     // The proposal the window would make now, with its reasons.
     let indexed_paths: Vec<PathBuf> = indexed.iter().map(|(p, _)| p.clone()).collect();
-    let proposed = cull::propose(&analysed, &cull::decisions(&catalog, &indexed_paths), &rules);
+    let proposed = cull::propose(
+        &analysed,
+        &cull::decisions(&catalog, &indexed_paths),
+        &rules,
+    );
     let names = cull::person_names(&catalog, &indexed)?;
     let person = |id: i64| {
         names

@@ -148,7 +148,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             .len()
     };
     let set_of = |kind| {
-        move |a: &darkroom_index::PhotoAnalysis| a.set.as_ref().filter(|s| s.kind == kind).map(|s| s.id)
+        move |a: &darkroom_index::PhotoAnalysis| {
+            a.set.as_ref().filter(|s| s.kind == kind).map(|s| s.id)
+        }
     };
     let report = Report {
         photos: photos.len(),

@@ -666,7 +666,9 @@ impl Culling {
     }
 
     /// How many open proposals give each reason, while a proposal is shown.
-    pub fn proposal_reasons(&self) -> std::collections::BTreeMap<darkroom_index::proposal::ReasonKind, usize> {
+    pub fn proposal_reasons(
+        &self,
+    ) -> std::collections::BTreeMap<darkroom_index::proposal::ReasonKind, usize> {
         let mut counts = std::collections::BTreeMap::new();
         if let Some(p) = &self.proposal {
             for i in 0..p.proposed.len() {

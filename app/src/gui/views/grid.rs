@@ -294,14 +294,18 @@ fn cell_ui(
             theme::SCENE_MARK,
         );
         let font = egui::FontId::proportional(theme::CELL_TEXT);
-        let galley = painter.layout_no_wrap(
-            format!("Scene {scene} · {size}"),
-            font,
-            Color32::BLACK,
-        );
+        let galley =
+            painter.layout_no_wrap(format!("Scene {scene} · {size}"), font, Color32::BLACK);
         let at = egui::pos2(
             rect.max.x - galley.size().x - 14.0,
-            image_rect.max.y - galley.size().y - 8.0 - if look.proposed.is_some() { galley.size().y + 8.0 } else { 0.0 },
+            image_rect.max.y
+                - galley.size().y
+                - 8.0
+                - if look.proposed.is_some() {
+                    galley.size().y + 8.0
+                } else {
+                    0.0
+                },
         );
         painter.rect_filled(
             egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
