@@ -494,6 +494,7 @@ fn rejections(
         });
     }
     if strict.reject_subject_soft
+        && verdict.misfire.is_none()
         && !a.judged_by_faces
         && let Some(s) = a.subject.as_ref().filter(|s| s.soft)
     {

@@ -37,7 +37,7 @@ pub struct SceneRules {
 impl Default for SceneRules {
     fn default() -> Self {
         SceneRules {
-            similarity: 0.5,
+            similarity: 0.4,
             max_gap_s: 60.0,
         }
     }

@@ -32,6 +32,14 @@ pub struct SetRules {
     pub pan_still_margin: f32,
     /// Consecutive shifts of one sweep point the same way within this angle's cosine.
     pub pan_min_direction_cos: f32,
+    /// A sweep has at least this many frames: two frames shifted by a third are as often a
+    /// photographer stepping aside for a second angle (`darkroom bench-shoot`'s group).
+    #[serde(default = "default_pan_min_frames")]
+    pub pan_min_frames: usize,
+}
+
+fn default_pan_min_frames() -> usize {
+    SetRules::default().pan_min_frames
 }
 
 impl Default for SetRules {
@@ -46,6 +54,7 @@ impl Default for SetRules {
             pan_min_match: 0.75,
             pan_still_margin: 0.15,
             pan_min_direction_cos: 0.7,
+            pan_min_frames: 3,
         }
     }
 }
@@ -143,7 +152,7 @@ pub fn find(frames: &[SetFrame], rules: &SetRules) -> Vec<Set> {
             continue;
         }
         // A turn ends the sweep at the frame before: that frame is in it, this one starts anew.
-        if run.len() > 1 {
+        if run.len() >= rules.pan_min_frames.max(2) {
             sets.push(Set {
                 kind: SetKind::Pan,
                 members: std::mem::take(&mut run),
@@ -152,7 +161,7 @@ pub fn find(frames: &[SetFrame], rules: &SetRules) -> Vec<Set> {
         run = vec![i];
         heading = None;
     }
-    if run.len() > 1 {
+    if run.len() >= rules.pan_min_frames.max(2) {
         sets.push(Set {
             kind: SetKind::Pan,
             members: run,
@@ -302,13 +311,17 @@ mod tests {
         }
         let sets = find(&frames, &SetRules::default());
         assert_eq!(kinds(&sets), vec![(SetKind::Pan, vec![0, 1, 2, 3])]);
-        // Back the other way breaks the sweep's direction.
+        // Back the other way breaks the sweep's direction: two frames each way are no sweep,
+        // unless two are enough.
         frames[2].thumb = thumb(&crop(0));
-        let sets = find(&frames, &SetRules::default());
-        assert!(
-            sets.iter().all(|s| s.members.len() == 2),
-            "{:?}",
-            kinds(&sets)
+        assert_eq!(find(&frames, &SetRules::default()), Vec::new());
+        let two = SetRules {
+            pan_min_frames: 2,
+            ..SetRules::default()
+        };
+        assert_eq!(
+            kinds(&find(&frames, &two)),
+            vec![(SetKind::Pan, vec![0, 1])]
         );
     }
 }
