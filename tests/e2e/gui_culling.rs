@@ -217,6 +217,71 @@ fn an_auto_cull_proposal_is_marked_applied_as_real_decisions_in_one_step_and_und
     );
     h.snap("proposal");
 
+    // Each photo says why, with the evidence, on the photo it explains: the burst's keeper
+    // and its others by their place among the alike, the blurry one against its scene's best.
+    h.get_by_label_contains(
+        "proposed: pick (best of burst) — kept: the best of 3 alike in scene 1",
+    );
+    h.get_by_label_contains("proposed: reject (burst has better) — 2nd of 3 alike in scene 1");
+    let words_of = |h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>, name: &str| {
+        let cull = &h.state().cull;
+        let i = cull
+            .entries()
+            .iter()
+            .position(|e| e.item.primary.ends_with(name))
+            .expect("in the grid");
+        cull.proposed(i).map(|p| p.describe()).unwrap_or_default()
+    };
+    assert_eq!(
+        words_of(&h, PHOTOS[1]),
+        "kept: the best of 3 alike in scene 1"
+    );
+    assert!(
+        words_of(&h, PHOTOS[0]).ends_with(" of 3 alike in scene 1"),
+        "{}",
+        words_of(&h, PHOTOS[0])
+    );
+    h.get_by_label_contains("proposed: reject (blurry) — blurry: ")
+        .hover();
+    h.run_steps(3);
+    h.snap("proposal_tooltip");
+
+    // Refined by a reason: "keep eyes-closed frames" takes exactly the eyes-closed proposal.
+    h.get_by_label_contains("keep eyes-closed frames (1)")
+        .click();
+    settle(&mut h);
+    assert_eq!(h.state().cull.proposal_counts(), Some((1, 3)));
+    assert!(
+        h.query_by_label_contains("proposed: reject (eyes closed)")
+            .is_none(),
+        "the eyes-closed photo has no proposal left"
+    );
+    h.get_by_label_contains("proposed: reject (blurry)");
+    h.get_by_label_contains("keep eyes-closed frames").click();
+    settle(&mut h);
+    assert_eq!(h.state().cull.proposal_counts(), Some((1, 4)), "taken back");
+
+    // The loupe says it too, under the photo's facts.
+    let blurry =
+        h.state()
+            .cull
+            .visible
+            .iter()
+            .position(|&i| {
+                h.state().cull.proposed(i).is_some_and(|p| {
+                    p.reason().kind() == darkroom_index::proposal::ReasonKind::Blurry
+                })
+            })
+            .expect("the blurry photo is shown");
+    h.state_mut().cull.select_visible(blurry);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    h.get_by_label_contains("proposed: reject (blurry) — blurry: ");
+    h.get_by_label_contains("scene ");
+    h.snap("proposal_loupe");
+    h.key_press(Key::Escape);
+    settle(&mut h);
+
     h.key_press_modifiers(Modifiers::COMMAND, Key::Enter);
     settle(&mut h);
     let want = [

@@ -127,12 +127,13 @@ pub fn proposal_text(p: &Proposed) -> String {
     format!("proposed: {} ({})", proposed_what(p), p.reason().short())
 }
 
-/// Every reason with its evidence, people by name: "proposed: reject — blurry: 12 vs 85 for
-/// the best of the scene; eyes closed: Anna". The tooltip's, the loupe's and the label's.
+/// The chip's words, then every reason with its evidence, people by name: "proposed: reject
+/// (blurry) — blurry: 12 vs 85 for the best of the scene; eyes closed: Anna". The tooltip's,
+/// the loupe's and the cell's accessible label.
 pub fn proposal_reasons(p: &Proposed, cull: &crate::gui::culling::Culling) -> String {
     format!(
-        "proposed: {} — {}",
-        proposed_what(p),
+        "{} — {}",
+        proposal_text(p),
         p.describe_with(&|id| cull.person_label(id))
     )
 }
