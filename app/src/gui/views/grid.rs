@@ -288,32 +288,35 @@ fn cell_ui(
         painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
     }
     if let Some((scene, size)) = look.scene_start {
-        // A new scene starts here: a bar down the cell's left edge and its number and size.
+        // A new scene starts here: a bar down the cell's left edge; its number and size where
+        // it holds more than this photo (a run of one-photo scenes is not a wall of chips).
         painter.rect_filled(
             egui::Rect::from_min_size(rect.left_top(), egui::vec2(theme::SCENE_BAR, rect.height())),
             0.0,
             theme::SCENE_MARK,
         );
-        let font = egui::FontId::proportional(theme::CELL_TEXT);
-        let galley =
-            painter.layout_no_wrap(format!("Scene {scene} · {size}"), font, Color32::BLACK);
-        let at = egui::pos2(
-            rect.max.x - galley.size().x - 14.0,
-            image_rect.max.y
-                - galley.size().y
-                - 8.0
-                - if look.proposed.is_some() {
-                    galley.size().y + 8.0
-                } else {
-                    0.0
-                },
-        );
-        painter.rect_filled(
-            egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
-            3.0,
-            theme::SCENE_MARK,
-        );
-        painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
+        if size > 1 {
+            let font = egui::FontId::proportional(theme::CELL_TEXT);
+            let galley =
+                painter.layout_no_wrap(format!("Scene {scene} · {size}"), font, Color32::BLACK);
+            let at = egui::pos2(
+                rect.max.x - galley.size().x - 14.0,
+                image_rect.max.y
+                    - galley.size().y
+                    - 8.0
+                    - if look.proposed.is_some() {
+                        galley.size().y + 8.0
+                    } else {
+                        0.0
+                    },
+            );
+            painter.rect_filled(
+                egui::Rect::from_min_size(at, galley.size() + egui::vec2(8.0, 4.0)),
+                3.0,
+                theme::SCENE_MARK,
+            );
+            painter.galley(at + egui::vec2(4.0, 2.0), galley, Color32::BLACK);
+        }
     }
     let marks_line = marks_text(p, marks);
     if !marks_line.is_empty() {

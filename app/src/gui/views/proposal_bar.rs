@@ -46,7 +46,7 @@ pub fn proposal_bar_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Inte
             intents.push(Intent::DiscardProposal);
         }
     });
-    ui.horizontal(|ui| {
+    ui.horizontal_wrapped(|ui| {
         ui.label("Scenes:");
         let saved = app.cull_settings.scenes;
         if let Some(scenes) = crate::gui::controls::scene_controls_ui(ui, "proposal", saved) {
