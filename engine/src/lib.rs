@@ -14,6 +14,7 @@ pub mod rungs;
 pub mod runtime;
 pub mod sessions;
 pub mod settings;
+pub mod scene;
 pub mod store;
 pub mod subject;
 mod sys;

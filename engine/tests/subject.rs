@@ -1,15 +1,17 @@
-//! The segmenter role on ONNX Runtime: U²-Netp (Apache-2.0) finds the astronaut and not the
-//! room behind her; the YOLO-seg decode returns exactly the instances, classes and mask pixels
-//! a graph of known tensors encodes, in both export layouts.
+//! The segmenter and scene roles on ONNX Runtime: U²-Netp (Apache-2.0) finds the astronaut and
+//! not the room behind her; the YOLO-seg decode returns exactly the instances, classes and mask
+//! pixels a graph of known tensors encodes, in both export layouts; the ADE20K scene decode the
+//! coverage a graph of known logits encodes (tools/fixtures/ade20k_scene.py).
 
 mod support;
 
 use support::assets;
 
+use darkroom_engine::scene::{Coverage, SceneParser};
 use darkroom_engine::subject::{InstanceSegmenter, Mask, SalientSegmenter};
 use darkroom_engine::{
-    CardSet, ModelStore, Role, RuntimeKind, RuntimeSearch, SessionSettings, Sessions, image_io,
-    runtime,
+    CardSet, EngineError, ModelStore, Role, RuntimeKind, RuntimeSearch, SessionSettings, Sessions,
+    image_io, runtime,
 };
 
 fn sessions() -> Sessions {
@@ -149,5 +151,49 @@ fn yolo_seg_decode_returns_exactly_what_the_fixture_encodes() {
             Some([100, 20, 140, 50]),
             "{layout}: dog at 1/8"
         );
+    }
+}
+
+#[test]
+fn the_ade20k_decode_returns_the_coverage_the_fixture_encodes() {
+    let sessions = sessions();
+    let cards = CardSet::builtin().expect("cards");
+    let card = cards.get("ade20k_scene").expect("card");
+    let classes = cards.classes(card).expect("ade20k150");
+    assert_eq!(classes.len(), 150);
+    let file = assets().join("fixtures/ade20k_scene.onnx");
+    let session = sessions
+        .open_file(&file, "ade20k_scene", SessionSettings::untuned(1))
+        .expect("fixture session");
+    let mut parser = SceneParser::new(session, classes).expect("contract");
+    let want = [
+        ("sky", 0.375),
+        ("person", 0.21875),
+        ("building", 0.1875),
+        ("tree", 0.109375),
+        ("water", 0.109375),
+    ]
+    .map(|(class, share)| Coverage {
+        class: class.to_owned(),
+        share,
+    })
+    .to_vec();
+    for (w, h) in [(1200, 800), (300, 900)] {
+        let img = image::RgbImage::from_pixel(w, h, image::Rgb([90, 120, 30]));
+        assert_eq!(parser.coverage(&img).expect("coverage"), want, "{w}×{h}");
+    }
+
+    // The U²-Netp card is a segmenter, not a scene model.
+    let u2 = sessions
+        .open_file(
+            &assets().join("models/u2netp.onnx"),
+            "u2netp",
+            SessionSettings::untuned(1),
+        )
+        .expect("u2netp");
+    match SceneParser::new(u2, vec!["sky".into()]) {
+        Err(EngineError::WrongRole { .. }) => {}
+        Err(other) => panic!("refused for another reason: {other}"),
+        Ok(_) => panic!("a segmenter taken as a scene model"),
     }
 }
