@@ -744,6 +744,7 @@ mod tests {
                 embedder: None,
                 eyes: None,
                 segmenter: None,
+                scene: None,
                 measures: crate::MEASURES,
             },
             backend: "tract".into(),
@@ -756,6 +757,7 @@ mod tests {
             subject: None,
             look: None,
             exposure: Default::default(),
+            scene_classes: Vec::new(),
         };
         c.store_index(&photos[0], &index, &[]).expect("index");
         assert_eq!(c.import(&photos[0]).expect("import").decision, theirs());

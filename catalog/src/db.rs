@@ -65,7 +65,9 @@ CREATE TABLE IF NOT EXISTS indexed (
     contrast REAL,
     bias REAL,
     ev REAL,
-    auto_bracket INTEGER NOT NULL DEFAULT 0
+    auto_bracket INTEGER NOT NULL DEFAULT 0,
+    -- Version 5: the scene model's model_id (NULL when none ran); its classes in scene_classes.
+    scene TEXT
 );
 CREATE TABLE IF NOT EXISTS faces (
     id INTEGER PRIMARY KEY,
@@ -101,6 +103,13 @@ CREATE TABLE IF NOT EXISTS subjects (
     sharpness REAL NOT NULL,
     background REAL,
     PRIMARY KEY (photo, segmenter)
+);
+-- Version 5: the share of the photo each class of the scene model covers (ADE20K's names).
+CREATE TABLE IF NOT EXISTS scene_classes (
+    photo INTEGER NOT NULL REFERENCES photos(id) ON DELETE CASCADE,
+    class TEXT NOT NULL,
+    share REAL NOT NULL,
+    PRIMARY KEY (photo, class)
 );
 -- People are per embedder: embeddings of two models are never compared.
 CREATE TABLE IF NOT EXISTS people (
@@ -293,7 +302,8 @@ impl Catalog {
                  ALTER TABLE indexed ADD COLUMN contrast REAL;
                  ALTER TABLE indexed ADD COLUMN bias REAL;
                  ALTER TABLE indexed ADD COLUMN ev REAL;
-                 ALTER TABLE indexed ADD COLUMN auto_bracket INTEGER NOT NULL DEFAULT 0;",
+                 ALTER TABLE indexed ADD COLUMN auto_bracket INTEGER NOT NULL DEFAULT 0;
+                 ALTER TABLE indexed ADD COLUMN scene TEXT;",
             )
             .map_err(db)?;
         }

@@ -19,6 +19,8 @@ pub struct IndexStamp {
     pub eyes: Option<String>,
     /// The segmenter(s) the subject came from, model_ids joined by '+'; None when none ran.
     pub segmenter: Option<String>,
+    /// The scene model's model_id; None when none ran.
+    pub scene: Option<String>,
     /// The version of the measures taken ([`MEASURES`] when written by this build).
     pub measures: u32,
 }
@@ -128,6 +130,9 @@ pub struct PhotoIndex {
     /// None in a row measured before version 4.
     pub look: Option<LookRow>,
     pub exposure: ExposureRow,
+    /// The share of the photo each class of the scene model covers, largest first; empty when
+    /// no scene model ran.
+    pub scene_classes: Vec<(String, f32)>,
 }
 
 /// What a second look at an indexed photo measured (the faces' rows stay as they are).
@@ -139,6 +144,7 @@ pub struct Remeasured {
     pub eyes: Vec<(i64, Option<f32>)>,
     pub look: LookRow,
     pub exposure: ExposureRow,
+    pub scene_classes: Vec<(String, f32)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -238,12 +244,28 @@ fn put_look(
     Ok(())
 }
 
+fn put_scene_classes(
+    tx: &rusqlite::Transaction<'_>,
+    photo: i64,
+    classes: &[(String, f32)],
+) -> rusqlite::Result<()> {
+    tx.execute("DELETE FROM scene_classes WHERE photo = ?1", params![photo])?;
+    for (class, share) in classes {
+        tx.execute(
+            "INSERT OR REPLACE INTO scene_classes (photo, class, share) VALUES (?1, ?2, ?3)",
+            params![photo, class, share],
+        )?;
+    }
+    Ok(())
+}
+
 impl Catalog {
     /// What the photo was last indexed with, if it was.
     pub fn index_stamp(&self, photo: &Path) -> Result<Option<IndexStamp>, CatalogError> {
         self.conn
             .query_row(
-                "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.segmenter, i.measures
+                "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.segmenter, i.measures,
+                        i.scene
                  FROM indexed i JOIN photos p ON p.id = i.photo WHERE p.path = ?1",
                 params![path_key(photo)],
                 |r| {
@@ -255,6 +277,7 @@ impl Catalog {
                         eyes: r.get(4)?,
                         segmenter: r.get(5)?,
                         measures: r.get::<_, i64>(6)?.max(0) as u32,
+                        scene: r.get(7)?,
                     })
                 },
             )
@@ -343,6 +366,12 @@ impl Catalog {
         }
         put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, index.look.as_ref(), &index.exposure).map_err(db)?;
+        tx.execute(
+            "UPDATE indexed SET scene = ?2 WHERE photo = ?1",
+            params![id, s.scene],
+        )
+        .map_err(db)?;
+        put_scene_classes(&tx, id, &index.scene_classes).map_err(db)?;
         for p in people {
             // The name is the user's: an update from the index never touches it.
             tx.execute(
@@ -383,10 +412,11 @@ impl Catalog {
         };
         let s = &measured.stamp;
         tx.execute(
-            "UPDATE indexed SET segmenter = ?2, measures = ?3 WHERE photo = ?1",
-            params![id, s.segmenter, s.measures],
+            "UPDATE indexed SET segmenter = ?2, measures = ?3, scene = ?4 WHERE photo = ?1",
+            params![id, s.segmenter, s.measures, s.scene],
         )
         .map_err(db)?;
+        put_scene_classes(&tx, id, &measured.scene_classes).map_err(db)?;
         for (face, eyes) in &measured.eyes {
             tx.execute(
                 "UPDATE faces SET eyes_sharpness = ?3 WHERE id = ?1 AND photo = ?2",
@@ -433,7 +463,7 @@ impl Catalog {
             "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
                     i.width, i.height, i.sharpness, i.phash, i.captured_at, i.segmenter,
                     i.measures, i.layout, i.thumb, i.black, i.white, i.clipped, i.contrast,
-                    i.bias, i.ev, i.auto_bracket
+                    i.bias, i.ev, i.auto_bracket, i.scene
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
@@ -451,6 +481,7 @@ impl Catalog {
                             eyes: r.get(6)?,
                             segmenter: r.get(13)?,
                             measures: r.get::<_, i64>(14)?.max(0) as u32,
+                            scene: r.get(24)?,
                         },
                         backend: r.get(7)?,
                         width: r.get(8)?,
@@ -479,6 +510,7 @@ impl Catalog {
                             ev: r.get(22)?,
                             auto_bracket: r.get::<_, i64>(23)? != 0,
                         },
+                        scene_classes: Vec::new(),
                     },
                 ))
             })
@@ -501,8 +533,22 @@ impl Catalog {
                  FROM subjects WHERE photo = ?1",
             )
             .map_err(self.db())?;
+        let mut scene = self
+            .conn
+            .prepare(
+                "SELECT class, share FROM scene_classes WHERE photo = ?1
+                 ORDER BY share DESC, class",
+            )
+            .map_err(self.db())?;
         let mut out = Vec::with_capacity(rows.len());
         for (id, path, mut index) in rows {
+            if index.stamp.scene.is_some() {
+                index.scene_classes = scene
+                    .query_map(params![id], |r| Ok((r.get(0)?, r.get(1)?)))
+                    .map_err(self.db())?
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(self.db())?;
+            }
             index.faces = faces
                 .query_map(params![id], face_from_row)
                 .map_err(self.db())?

@@ -90,13 +90,18 @@ pub fn decode(output: &Output, classes: &[String]) -> Result<Vec<Coverage>, Stri
         [1, c, h, w] if *c == n || *c == n + 1 => {
             let plane = h * w;
             if output.data.len() != c * plane {
-                return Err(format!("{} values for a {dims:?} output", output.data.len()));
+                return Err(format!(
+                    "{} values for a {dims:?} output",
+                    output.data.len()
+                ));
             }
             // 151 channels: ADE20K's "other" comes first and is no class of the list.
             let skip = usize::from(*c == n + 1);
             for p in 0..plane {
                 let best = (0..*c)
-                    .max_by(|&a, &b| output.data[a * plane + p].total_cmp(&output.data[b * plane + p]))
+                    .max_by(|&a, &b| {
+                        output.data[a * plane + p].total_cmp(&output.data[b * plane + p])
+                    })
                     .unwrap_or(0);
                 if best >= skip {
                     counts[best - skip] += 1;
@@ -108,7 +113,10 @@ pub fn decode(output: &Output, classes: &[String]) -> Result<Vec<Coverage>, Stri
         [1, h, w] | [1, 1, h, w] => {
             let plane = h * w;
             if output.data.len() != plane {
-                return Err(format!("{} values for a {dims:?} output", output.data.len()));
+                return Err(format!(
+                    "{} values for a {dims:?} output",
+                    output.data.len()
+                ));
             }
             for &v in &output.data {
                 let k = v.round();
@@ -133,7 +141,11 @@ pub fn decode(output: &Output, classes: &[String]) -> Result<Vec<Coverage>, Stri
             share: c as f32 / pixels.max(1) as f32,
         })
         .collect();
-    out.sort_by(|a, b| b.share.total_cmp(&a.share).then_with(|| a.class.cmp(&b.class)));
+    out.sort_by(|a, b| {
+        b.share
+            .total_cmp(&a.share)
+            .then_with(|| a.class.cmp(&b.class))
+    });
     Ok(out)
 }
 

@@ -16,6 +16,7 @@ use crate::job::Thresholds;
 use crate::scenes::{self, SceneFrame};
 use crate::sets::{self, SetFrame, SetKind};
 use crate::subject;
+use crate::tags::{self, SceneTag};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BurstPlace {
@@ -85,6 +86,8 @@ pub struct PhotoAnalysis {
     pub set: Option<SetPlace>,
     /// None for a row measured before the look was (measures 4).
     pub tones: Option<Tones>,
+    /// What the scene model sees in it (sky, water, person…) and the share each covers.
+    pub tags: Vec<(SceneTag, f32)>,
 }
 
 impl PhotoAnalysis {
@@ -261,6 +264,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 clipped: l.clipped,
                 contrast: l.contrast,
             }),
+            tags: tags::tags(&i.scene_classes),
         })
         .collect()
 }

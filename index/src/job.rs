@@ -19,6 +19,7 @@ use darkroom_catalog::{
     PhotoIndex, Remeasured,
 };
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder, eye_distance};
+use darkroom_engine::scene::SceneParser;
 use darkroom_library::working::{self, Working};
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +99,8 @@ pub struct Models {
     pub eyes: Option<EyeClassifier>,
     /// What finds the subject; with neither, a photo is judged on the whole frame alone.
     pub segmenters: Segmenters,
+    /// The scene model (the user's ADE20K weights), where installed: the photo's classes.
+    pub scene: Option<SceneParser>,
 }
 
 #[derive(Debug, Clone)]
@@ -199,6 +202,9 @@ pub struct StageTimes {
     /// Photos the segmenter ran on: those no face judges.
     #[serde(default)]
     pub segmented: usize,
+    /// The scene model's time.
+    #[serde(default)]
+    pub scene_ms: f64,
     pub store_ms: f64,
 }
 
@@ -218,6 +224,8 @@ pub struct Summary {
     pub embedder: Option<String>,
     pub eyes: Option<String>,
     pub segmenter: Option<String>,
+    /// The scene model's model_id, where one ran.
+    pub scene: Option<String>,
     pub seconds: f64,
     pub stages: StageTimes,
 }
@@ -404,6 +412,7 @@ pub fn run(
     let embedder_id = models.embedder.as_ref().map(FaceEmbedder::model_id);
     let eyes_id = models.eyes.as_ref().map(EyeClassifier::model_id);
     let segmenter_id = models.segmenters.id();
+    let scene_id = models.scene.as_ref().map(SceneParser::model_id);
     let mut summary = Summary {
         photos: config.photos.len(),
         indexed: 0,
@@ -417,6 +426,7 @@ pub fn run(
         embedder: embedder_id.clone(),
         eyes: eyes_id.clone(),
         segmenter: segmenter_id.clone(),
+        scene: scene_id.clone(),
         seconds: 0.0,
         stages: StageTimes::default(),
     };
@@ -428,6 +438,7 @@ pub fn run(
         eyes: eyes_id.clone(),
         segmenter: segmenter_id.clone(),
         measures: MEASURES,
+        scene: scene_id.clone(),
     };
 
     // Resume: what is indexed with this file and these models already is done; what has the
@@ -584,7 +595,7 @@ pub fn run(
                         &config.thresholds,
                         &mut summary.stages,
                     ) {
-                        Ok((faces, subject, changed)) => {
+                        Ok((faces, subject, changed, scene_classes)) => {
                             let index = PhotoIndex {
                                 stamp: stamp_for(d.stamp.0, d.stamp.1),
                                 backend: config.backend.clone(),
@@ -597,6 +608,7 @@ pub fn run(
                                 subject,
                                 look: Some(d.look.clone()),
                                 exposure: d.exposure,
+                                scene_classes,
                             };
                             let t = Instant::now();
                             catalog.store_index(&d.path, &index, &changed)?;
@@ -694,6 +706,7 @@ fn remeasure(
     // Measures from version 3 on hold the subject and eye-level focus this build takes: with
     // the same segmenter they stand, and only what is newer (the look) is measured, so a
     // catalog's upgrade never runs the costliest model again.
+    let scene_classes = scene_of(d, models.scene.as_mut(), stages)?;
     if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter {
         let t = Instant::now();
         let eyes = stored
@@ -710,6 +723,7 @@ fn remeasure(
                     eyes,
                     look: d.look.clone(),
                     exposure: d.exposure,
+                    scene_classes,
                 },
             )
             .map_err(|e| e.to_string())?;
@@ -742,6 +756,7 @@ fn remeasure(
                 eyes,
                 look: d.look.clone(),
                 exposure: d.exposure,
+                scene_classes,
             },
         )
         .map_err(|e| e.to_string())?;
@@ -749,11 +764,28 @@ fn remeasure(
     Ok(stored.faces.len())
 }
 
-/// A photo's row parts from inference: its faces, its subject, and the people who moved.
+/// What the scene model sees in the photo (class, share), where one runs.
+fn scene_of(
+    d: &Decoded,
+    scene: Option<&mut SceneParser>,
+    stages: &mut StageTimes,
+) -> Result<Vec<(String, f32)>, String> {
+    let Some(parser) = scene else {
+        return Ok(Vec::new());
+    };
+    let t = Instant::now();
+    let coverage = parser.coverage(&d.work.image).map_err(|e| e.to_string())?;
+    stages.scene_ms += ms(t);
+    Ok(coverage.into_iter().map(|c| (c.class, c.share)).collect())
+}
+
+/// A photo's row parts from inference: its faces, its subject, the people who moved, and its
+/// scene classes.
 type Inferred = (
     Vec<FaceRow>,
     Option<darkroom_catalog::SubjectRow>,
     Vec<PersonRow>,
+    Vec<(String, f32)>,
 );
 
 /// Faces of one decoded photo, in full-size pixels, its subject, and the people whose centre
@@ -829,6 +861,7 @@ fn infer(
     } else {
         find_subject(d, &mut models.segmenters, stages)?
     };
+    let scene_classes = scene_of(d, models.scene.as_mut(), stages)?;
     let changed = match people {
         Some(p) => p
             .people
@@ -844,7 +877,7 @@ fn infer(
             .collect(),
         None => Vec::new(),
     };
-    Ok((rows, subject, changed))
+    Ok((rows, subject, changed, scene_classes))
 }
 
 #[cfg(test)]

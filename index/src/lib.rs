@@ -18,6 +18,7 @@ pub mod proposal;
 pub mod scenes;
 pub mod sets;
 pub mod subject;
+pub mod tags;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use darkroom_engine::cards::OutputContract;
 use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::scene::SceneParser;
 use darkroom_engine::subject::{InstanceSegmenter, SalientSegmenter};
 use darkroom_engine::{EngineError, JobPin, ModelStore, Role, Sessions};
 
@@ -90,7 +91,24 @@ pub fn open_models(
         embedder,
         eyes,
         segmenters: open_segmenters(sessions, pin)?,
+        scene: open_scene(sessions, pin)?,
     })
+}
+
+/// The installed scene model (the user's ADE20K weights), from the pin, where there is one.
+pub fn open_scene(sessions: &Sessions, pin: &JobPin) -> Result<Option<SceneParser>, OpenError> {
+    let store = sessions.store();
+    let Some(card) = store
+        .cards()
+        .by_role(Role::Scene)
+        .find(|c| store.is_present(c))
+        .cloned()
+    else {
+        return Ok(None);
+    };
+    let classes = store.cards().classes(&card).unwrap_or_default();
+    let session = pin.open(sessions, &card.model_id(), Role::Scene)?;
+    Ok(Some(SceneParser::new(session, classes)?))
 }
 
 /// The installed segmenters, from the pin: the first instance segmenter (a YOLO-seg the user

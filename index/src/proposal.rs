@@ -714,6 +714,7 @@ mod tests {
             scene: None,
             set: None,
             tones: None,
+            tags: Vec::new(),
         }
     }
 

@@ -234,6 +234,7 @@ fn an_index_job_keeps_its_backend_when_engines_land_mid_job() {
         ),
         eyes: None,
         segmenters: Default::default(),
+        scene: None,
     };
     let folder = dir.path().join("shoot");
     std::fs::create_dir_all(&folder).expect("mkdir");

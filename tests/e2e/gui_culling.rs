@@ -170,6 +170,7 @@ fn index_rows(dir: &Path, folder: &Path) {
                 embedder: None,
                 eyes: Some("fr_eye".into()),
                 segmenter: None,
+                scene: None,
                 measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),
@@ -182,6 +183,7 @@ fn index_rows(dir: &Path, folder: &Path) {
             subject: None,
             look: None,
             exposure: Default::default(),
+            scene_classes: Vec::new(),
         };
         c.store_index(&path, &index, &[]).expect("store");
     }

@@ -56,6 +56,7 @@ fn index_row(dir: &Path, path: &Path) {
             embedder: None,
             eyes: Some("fr_eye".into()),
             segmenter: None,
+            scene: None,
             measures: darkroom_catalog::MEASURES,
         },
         backend: "CPU · ONNX Runtime 1.31.1".into(),
@@ -78,6 +79,7 @@ fn index_row(dir: &Path, path: &Path) {
         subject: None,
         look: None,
         exposure: Default::default(),
+        scene_classes: Vec::new(),
     };
     c.store_index(path, &index, &[]).expect("store");
 }
@@ -358,6 +360,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 embedder: Some("fr_feature".into()),
                 eyes: Some("fr_eye".into()),
                 segmenter: None,
+                scene: None,
                 measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),
@@ -371,6 +374,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
             subject: None,
             look: None,
             exposure: Default::default(),
+            scene_classes: Vec::new(),
         };
         c.store_index(path, &index, &[]).expect("store");
     }

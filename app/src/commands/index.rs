@@ -77,6 +77,11 @@ struct PhotoOut {
     tones: Option<Tones>,
     /// What the auto-cull proposal (the window's rules) says of it, and why.
     proposed: Option<ProposedOut>,
+    /// The scene model's tags (sky, water, person…) with the share of the frame each covers.
+    tags: Vec<(darkroom_index::tags::SceneTag, f32)>,
+    /// Every class the scene model saw and its share, largest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    scene_classes: Vec<(String, f32)>,
 }
 
 #[derive(Serialize)]
@@ -85,6 +90,7 @@ struct ModelIds {
     embedder: Option<String>,
     eyes: Option<String>,
     segmenter: Option<String>,
+    scene: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -227,6 +233,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             set: a.set,
             tones: a.tones,
             proposed: p.as_ref().map(|p| cull::proposed_out(p, &person)),
+            tags: a.tags,
+            scene_classes: i.scene_classes.clone(),
             path: a.path,
             burst: a.burst.as_ref().map(|b| b.id),
             suggested: a.burst.as_ref().is_some_and(|b| b.suggested),
@@ -266,6 +274,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             embedder: summary.embedder.clone(),
             eyes: summary.eyes.clone(),
             segmenter: summary.segmenter.clone(),
+            scene: summary.scene.clone(),
         },
         photos: photos.len(),
         indexed: summary.indexed,

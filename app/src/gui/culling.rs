@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use darkroom_catalog::{Change, ColourLabel, Decision, Flag, Label};
 use darkroom_index::proposal::{self, Candidate};
+use darkroom_index::tags::SceneTag;
 use darkroom_index::{PhotoAnalysis, ProposalRules, Proposed};
 use darkroom_library::Item;
 
@@ -49,6 +50,8 @@ pub enum Filter {
     Label(ColourLabel),
     /// Photos with this person in them.
     Person(i64),
+    /// Photos the scene model tagged so (sky, water, …).
+    Tag(SceneTag),
 }
 
 impl Filter {
@@ -61,6 +64,7 @@ impl Filter {
             Filter::MinStars(n) => format!("{n}+ stars"),
             Filter::Label(c) => format!("{} label", c.xmp_name().to_lowercase()),
             Filter::Person(id) => format!("person {id}"),
+            Filter::Tag(t) => t.word().to_owned(),
         }
     }
 
@@ -77,6 +81,10 @@ impl Filter {
                 .analysis
                 .as_ref()
                 .is_some_and(|a| a.people.iter().any(|(p, _)| *p == Some(id))),
+            Filter::Tag(t) => photo
+                .analysis
+                .as_ref()
+                .is_some_and(|a| a.tags.iter().any(|(tag, _)| *tag == t)),
         }
     }
 }
@@ -425,6 +433,29 @@ impl Culling {
     }
 
     /// The person's chip toggles their filter.
+    /// A scene tag's chip: only its photos, again all.
+    pub fn toggle_tag(&mut self, tag: SceneTag) {
+        let f = if self.filter == Filter::Tag(tag) {
+            Filter::All
+        } else {
+            Filter::Tag(tag)
+        };
+        self.set_filter(f);
+    }
+
+    /// The scene tags in this folder and how many photos have each, most first.
+    pub fn tag_counts(&self) -> Vec<(SceneTag, usize)> {
+        let mut counts: BTreeMap<SceneTag, usize> = BTreeMap::new();
+        for a in self.entries.iter().filter_map(|e| e.analysis.as_ref()) {
+            for (tag, _) in &a.tags {
+                *counts.entry(*tag).or_default() += 1;
+            }
+        }
+        let mut list: Vec<_> = counts.into_iter().collect();
+        list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        list
+    }
+
     pub fn toggle_person(&mut self, id: i64) {
         let f = if self.filter == Filter::Person(id) {
             Filter::All
@@ -1069,6 +1100,7 @@ mod tests {
             scene: None,
             set: None,
             tones: None,
+            tags: Vec::new(),
         }
     }
 
@@ -1355,6 +1387,53 @@ mod tests {
             c.decide(pick()).is_empty(),
             "nothing selected, nothing decided"
         );
+    }
+
+    #[test]
+    fn scene_tags_are_counted_and_a_chip_filters_by_its_tag_and_a_scene_compares_whole() {
+        use darkroom_index::analysis::ScenePlace;
+        let mut c = folder(4);
+        let gen_ = c.generation();
+        let tagged = |i: usize, tags: &[SceneTag], scene: usize| PhotoAnalysis {
+            tags: tags.iter().map(|&t| (t, 0.2)).collect(),
+            scene: Some(ScenePlace {
+                id: scene,
+                position: 1,
+                size: if scene == 0 { 3 } else { 1 },
+            }),
+            ..analysis(&c, i, 80.0, None)
+        };
+        let rows = vec![
+            tagged(0, &[SceneTag::Sky, SceneTag::Water], 0),
+            tagged(1, &[SceneTag::Sky], 0),
+            tagged(2, &[SceneTag::Person], 0),
+            tagged(3, &[], 1),
+        ];
+        assert!(c.set_analysis(gen_, rows, HashMap::new()));
+        assert_eq!(
+            c.tag_counts(),
+            vec![
+                (SceneTag::Sky, 2),
+                (SceneTag::Water, 1),
+                (SceneTag::Person, 1)
+            ]
+        );
+        c.toggle_tag(SceneTag::Sky);
+        assert_eq!(c.visible, vec![0, 1]);
+        assert_eq!(c.filter.describe(), "sky");
+        c.toggle_tag(SceneTag::Water);
+        assert_eq!(c.visible, vec![0]);
+        c.toggle_tag(SceneTag::Water);
+        assert_eq!(c.filter, Filter::All);
+        assert_eq!(c.visible, vec![0, 1, 2, 3]);
+        // Where each scene starts in the grid, and Shift+C on one compares it whole.
+        assert_eq!(c.scene_starts_at(0), Some((1, 3)));
+        assert_eq!(c.scene_starts_at(1), None);
+        assert_eq!(c.scene_starts_at(3), Some((2, 1)));
+        c.select_visible(1);
+        let set = c.compare_scene();
+        assert_eq!(c.view, View::Compare);
+        assert_eq!(set, vec![c.id(0), c.id(1), c.id(2)]);
     }
 
     #[test]

@@ -93,6 +93,8 @@ pub enum Intent {
     SetIndexPaused(bool),
     CancelIndex,
     TogglePerson(i64),
+    /// Show only the photos with this scene tag, or all again.
+    ToggleTag(darkroom_index::tags::SceneTag),
     NamePerson(i64, String),
     Settings(SettingsChange),
     /// A view shows this photo's picture at this size: make it if it is not there.

@@ -58,6 +58,7 @@ impl DarkRoom {
                 match app.cull.view {
                     View::Grid => {
                         views::people::people_ui(ui, app, &mut state.naming_person, &mut intents);
+                        views::people::tags_ui(ui, app, &mut intents);
                         views::grid::grid_ui(ui, app, &mut state, &mut intents);
                     }
                     View::Loupe => views::loupe::loupe_ui(ui, app, &mut state, &mut intents),

@@ -147,6 +147,10 @@ pub fn place_text(p: &Photo) -> String {
     if let Some(s) = &a.scene {
         parts.push(format!("scene {}, {} of {}", s.id + 1, s.position, s.size));
     }
+    if !a.tags.is_empty() {
+        let words: Vec<&str> = a.tags.iter().map(|(t, _)| t.word()).collect();
+        parts.push(words.join(", "));
+    }
     if let Some(s) = &a.set {
         parts.push(format!(
             "{} set {}, {} of {}",

@@ -1,5 +1,6 @@
 //! The people strip over the grid: a chip per person (their first face, name, photo count); a
-//! click shows only their photos, again shows all; "Name…" in its menu names them.
+//! click shows only their photos, again shows all; "Name…" in its menu names them. Beside it,
+//! the scene tags the scene model found, filtering the same way.
 
 use crate::gui::culling::Filter;
 use crate::gui::intent::Intent;
@@ -56,6 +57,39 @@ pub fn people_ui(
         let current = app.cull.person_names.get(&id).cloned().unwrap_or_default();
         *naming_person = Some((id, current));
     }
+    naming_ui(ui, app, naming_person, intents);
+    ui.separator();
+}
+
+/// The scene tags over the grid, where a scene model ran: a chip per tag (its photos); a
+/// click shows only its photos, again shows all.
+pub fn tags_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
+    let tags = app.cull.tag_counts();
+    if tags.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Scene:");
+        for (tag, photos) in tags {
+            let selected = app.cull.filter == Filter::Tag(tag);
+            if ui
+                .selectable_label(selected, format!("{} ({photos})", tag.word()))
+                .on_hover_text("Only the photos the scene model sees this in (again: all)")
+                .clicked()
+            {
+                intents.push(Intent::ToggleTag(tag));
+            }
+        }
+    });
+    ui.separator();
+}
+
+fn naming_ui(
+    ui: &mut egui::Ui,
+    app: &DarkRoom,
+    naming_person: &mut Option<(i64, String)>,
+    intents: &mut Vec<Intent>,
+) {
     if let Some((id, mut text)) = naming_person.take() {
         let mut done = None;
         ui.horizontal(|ui| {
@@ -75,5 +109,4 @@ pub fn people_ui(
             None => *naming_person = Some((id, text)),
         }
     }
-    ui.separator();
 }

@@ -201,8 +201,15 @@ impl ModelsWindow {
                                 .on_hover_text(reason);
                         }
                         CardState::Missing => match &row.offer {
+                            // The user's own weights: what to bring, and under which licence.
                             None => {
-                                ui.weak("not installed · import a file you have");
+                                ui.vertical(|ui| {
+                                    ui.weak(format!(
+                                        "not installed · import your {} (models import FILE --as {})",
+                                        row.file, row.model_id
+                                    ));
+                                    ui.label(RichText::new(&row.licence).small());
+                                });
                             }
                             Some(offer) => {
                                 ui.vertical(|ui| {
