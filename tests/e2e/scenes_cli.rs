@@ -254,3 +254,69 @@ fn each_proposal_carries_its_reasons_and_refining_takes_exactly_its_own() {
     );
     assert!(bad.contains("no such reason: smiles"), "{bad}");
 }
+
+/// The user's scene model, imported as the card asks, runs in the index job: every photo gets
+/// the classes the fixture's logits encode and the tags they make, in `index --json`; a second
+/// run skips them all; the model removed, the next run measures again and the tags go.
+#[test]
+fn an_imported_scene_model_tags_every_photo_and_its_removal_measures_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let m = dir.path().join("models");
+    std::fs::create_dir_all(&m).expect("mkdir");
+    for f in ["scrfd_2.5g.onnx", "fr_feature.onnx", "fr_eye.onnx"] {
+        std::fs::copy(models().join(f), m.join(f)).expect("copy");
+    }
+    let data = dir.path().join("data");
+    run_ok(
+        darkroom_on(Rt::Ort, &data)
+            .args(["models", "import"])
+            .arg(assets().join("fixtures/ade20k_scene.onnx"))
+            .args(["--as", "ade20k_scene", "--models"])
+            .arg(&m),
+    );
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for n in ["astronaut.png", "coffee.png"] {
+        std::fs::copy(photo(n), folder.join(n)).expect("copy");
+    }
+    let index = || {
+        json(&run_ok(
+            darkroom_on(Rt::Ort, &data)
+                .env("DARKROOM_MODELS", &m)
+                .args(["index", "--json", "--catalog"])
+                .arg(dir.path().join("catalog.sqlite"))
+                .arg(&folder),
+        ))
+    };
+    let report = index();
+    assert_eq!(report["model_ids"]["scene"], "ade20k_scene", "{report}");
+    assert_eq!(report["indexed"], 2);
+    let want_classes = serde_json::json!([
+        ["sky", 0.375],
+        ["person", 0.21875],
+        ["building", 0.1875],
+        ["tree", 0.109375],
+        ["water", 0.109375]
+    ]);
+    let want_tags = serde_json::json!([
+        ["sky", 0.375],
+        ["person", 0.21875],
+        ["building", 0.1875],
+        ["water", 0.109375],
+        ["vegetation", 0.109375]
+    ]);
+    for r in report["results"].as_array().expect("results") {
+        assert_eq!(r["scene_classes"], want_classes, "{}", name(r));
+        assert_eq!(r["tags"], want_tags, "{}", name(r));
+    }
+    let again = index();
+    assert_eq!(again["skipped"], 2, "same file, same models: {again}");
+
+    std::fs::remove_file(m.join("ade20k-scene.onnx")).expect("remove the scene model");
+    let without = index();
+    assert_eq!(without["remeasured"], 2, "{without}");
+    assert!(without["model_ids"]["scene"].is_null());
+    for r in without["results"].as_array().expect("results") {
+        assert_eq!(r["tags"], serde_json::json!([]), "{}", name(r));
+    }
+}
