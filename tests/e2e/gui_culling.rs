@@ -284,7 +284,6 @@ fn an_auto_cull_proposal_is_marked_applied_as_real_decisions_in_one_step_and_und
     h.key_press(Key::Enter);
     settle(&mut h);
     h.get_by_label_contains("proposed: reject (blurry) — blurry: ");
-    h.get_by_label_contains("scene ");
     h.snap("proposal_loupe");
     h.key_press(Key::Escape);
     settle(&mut h);

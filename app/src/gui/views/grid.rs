@@ -144,7 +144,8 @@ pub fn place_text(p: &Photo) -> String {
         return String::new();
     };
     let mut parts = Vec::new();
-    if let Some(s) = &a.scene {
+    // A scene of one photo says nothing its neighbours' bars do not.
+    if let Some(s) = a.scene.as_ref().filter(|s| s.size > 1) {
         parts.push(format!("scene {}, {} of {}", s.id + 1, s.position, s.size));
     }
     if !a.tags.is_empty() {
