@@ -9,7 +9,7 @@ use image::RgbImage;
 
 use crate::cards::{OutputContract, Resize};
 use crate::error::EngineError;
-use crate::face::{normalise_nchw, resize_bilinear};
+use crate::face::stretched_nchw;
 use crate::role::Role;
 use crate::sessions::{ModelSession, Output};
 
@@ -59,11 +59,7 @@ impl SceneParser {
 
     /// Each class's share of the photo, largest first; classes it does not cover are left out.
     pub fn coverage(&mut self, img: &RgbImage) -> Result<Vec<Coverage>, EngineError> {
-        let spec = &self.session.card.input;
-        let (h, w) = spec.hw();
-        let input = resize_bilinear(img, w as u32, h as u32);
-        let mut tensor = Vec::new();
-        normalise_nchw(&input, spec, &mut tensor);
+        let tensor = stretched_nchw(img, &self.session.card.input);
         let outputs = self.session.run(&tensor)?;
         let first = outputs
             .into_iter()

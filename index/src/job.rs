@@ -707,44 +707,32 @@ fn remeasure(
     // the same segmenter they stand, and only what is newer (the look) is measured, so a
     // catalog's upgrade never runs the costliest model again.
     let scene_classes = scene_of(d, models.scene.as_mut(), stages)?;
-    if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter {
-        let t = Instant::now();
+    let (subject, eyes) = if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter
+    {
         let eyes = stored
             .faces
             .iter()
             .map(|f| (f.id, f.eyes_sharpness))
             .collect();
-        catalog
-            .store_measures(
-                &d.path,
-                &Remeasured {
-                    stamp,
-                    subject: stored.subject.clone(),
-                    eyes,
-                    look: d.look.clone(),
-                    exposure: d.exposure,
-                    scene_classes,
-                },
-            )
-            .map_err(|e| e.to_string())?;
-        stages.store_ms += ms(t);
-        return Ok(stored.faces.len());
-    }
-    // Stored boxes are in full-size pixels; the decode is smaller.
-    let k = d.work.scale_to_full();
-    let eyes: Vec<(i64, Option<f32>)> = stored
-        .faces
-        .iter()
-        .map(|f| {
-            let bbox = f.bbox.map(|v| v / k);
-            let landmarks = f.landmarks.map(|[x, y]| [x / k, y / k]);
-            (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
-        })
-        .collect();
-    let subject = if subject::judged_by_eyes(eyes.iter().map(|&(_, e)| e)) {
-        None
+        (stored.subject.clone(), eyes)
     } else {
-        find_subject(d, &mut models.segmenters, stages)?
+        // Stored boxes are in full-size pixels; the decode is smaller.
+        let k = d.work.scale_to_full();
+        let eyes: Vec<(i64, Option<f32>)> = stored
+            .faces
+            .iter()
+            .map(|f| {
+                let bbox = f.bbox.map(|v| v / k);
+                let landmarks = f.landmarks.map(|[x, y]| [x / k, y / k]);
+                (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
+            })
+            .collect();
+        let subject = if subject::judged_by_eyes(eyes.iter().map(|&(_, e)| e)) {
+            None
+        } else {
+            find_subject(d, &mut models.segmenters, stages)?
+        };
+        (subject, eyes)
     };
     let t = Instant::now();
     catalog

@@ -231,6 +231,11 @@ impl ReasonKind {
         ReasonKind::Set,
     ];
 
+    /// Whether proposals of this kind are rejects (the ones a photographer refines away).
+    pub fn rejects(self) -> bool {
+        !matches!(self, ReasonKind::Keeper | ReasonKind::Set)
+    }
+
     /// The word the command line takes (`--without eyes-closed`) and the window shows.
     pub fn word(self) -> &'static str {
         match self {
@@ -898,8 +903,8 @@ mod tests {
         }
     }
 
-    /// A burst of six: two sharp frames, a bracket's three frames (its dark one nearly black)
-    /// and a lens-cap misfire; then a pan of two outside any burst.
+    /// A burst of eight: two sharp frames, a bracket's three frames (its dark one nearly black),
+    /// a lens-cap misfire and a pan of two (both blurry).
     fn burst_with_sets() -> Vec<PhotoAnalysis> {
         let set = |id, kind, position, size| {
             Some(crate::analysis::SetPlace {
@@ -940,11 +945,11 @@ mod tests {
             },
             PhotoAnalysis {
                 set: set(3, SetKind::Pan, 1, 2),
-                ..photo(20.0, false, None)
+                ..photo(20.0, false, Some((4, 7)))
             },
             PhotoAnalysis {
                 set: set(3, SetKind::Pan, 2, 2),
-                ..photo(25.0, false, None)
+                ..photo(25.0, false, Some((4, 8)))
             },
         ];
         for p in &mut photos {
@@ -1003,8 +1008,8 @@ mod tests {
             .collect();
         let p = propose(&candidates, &rules(Strictness::Balanced));
         let words = |i: usize| p[i].as_ref().map(Proposed::describe).unwrap_or_default();
-        assert_eq!(words(0), "2nd of 6 alike in scene 7");
-        assert_eq!(words(1), "kept: the best of 6 alike in scene 7");
+        assert_eq!(words(0), "2nd of 8 alike in scene 7");
+        assert_eq!(words(1), "kept: the best of 8 alike in scene 7");
         assert_eq!(words(2), "kept: bracket set 3, frame 1 of 3");
         assert_eq!(words(5), "misfire: 98% black");
         assert_eq!(words(7), "kept: pan set 4, frame 2 of 2");

@@ -603,23 +603,19 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         .collect(),
         similarity_sweep: [0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
             .into_iter()
-            .map(|similarity| {
-                let rules = SceneRules {
-                    similarity,
-                    ..defaults
-                };
-                score(&indexed, &truth, rules, Strictness::Balanced)
+            .map(|similarity| SceneRules {
+                similarity,
+                ..defaults
             })
+            .map(|rules| score(&indexed, &truth, rules, Strictness::Balanced))
             .collect(),
         time_gap_sweep: [0.0, 1.0, 5.0, 15.0, 30.0, 60.0, 120.0, 600.0, 3600.0]
             .into_iter()
-            .map(|max_gap_s| {
-                let rules = SceneRules {
-                    max_gap_s,
-                    ..defaults
-                };
-                score(&indexed, &truth, rules, Strictness::Balanced)
+            .map(|max_gap_s| SceneRules {
+                max_gap_s,
+                ..defaults
             })
+            .map(|rules| score(&indexed, &truth, rules, Strictness::Balanced))
             .collect(),
         out: a.out.clone(),
     };

@@ -203,12 +203,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &rules,
     );
     let names = cull::person_names(&catalog, &indexed)?;
-    let person = |id: i64| {
-        names
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("Person {id}"))
-    };
+    let person = |id: i64| cull::person_label(&names, id);
     let scenes = analysed
         .iter()
         .filter_map(|a| a.scene.as_ref().map(|s| s.id))

@@ -133,12 +133,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let decisions = cull::decisions(&catalog, &paths);
     let proposed = cull::propose(&analysed, &decisions, &rules);
     let names = cull::person_names(&catalog, &indexed)?;
-    let person = |id: i64| {
-        names
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| format!("Person {id}"))
-    };
+    let person = |id: i64| cull::person_label(&names, id);
     let (picks, rejects) = proposal::counts(&proposed);
     let distinct = |f: &dyn Fn(&darkroom_index::PhotoAnalysis) -> Option<usize>| {
         analysed

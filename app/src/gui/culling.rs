@@ -601,9 +601,52 @@ impl Culling {
     /// C: compare, which needs two photos to show. Returns the set to compare side by side:
     /// the selection (its first photo becomes the one shown, alone, so a decision in compare
     /// is one pane's), else the shown photo's burst (opened, so each frame can be stepped to),
-    /// else nothing: the photo shown and the next.
+    /// else its scene (a photo in no burst is compared with its set-up's others), else nothing:
+    /// the photo shown and the next.
     pub fn compare(&mut self) -> Vec<EntryId> {
+        let in_burst = self
+            .selected_index()
+            .and_then(|i| self.entries[i].analysis.as_ref())
+            .is_some_and(|a| a.burst.as_ref().is_some_and(|b| b.size >= 2));
+        if self.targets().len() < 2 && !in_burst {
+            let scene = self.shown_scene();
+            if scene.len() >= 2 {
+                return self.compare_these(scene);
+            }
+        }
         self.look_across(View::Compare)
+    }
+
+    /// The shown photo's scene: its photos shown, in the grid's order.
+    fn shown_scene(&self) -> Vec<usize> {
+        let scene = self
+            .selected_index()
+            .and_then(|i| self.entries[i].analysis.as_ref())
+            .and_then(|a| a.scene.as_ref())
+            .map(|s| s.id);
+        let Some(scene) = scene else {
+            return Vec::new();
+        };
+        self.visible
+            .iter()
+            .copied()
+            .filter(|&i| {
+                self.entries[i]
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.scene.as_ref())
+                    .is_some_and(|s| s.id == scene)
+            })
+            .collect()
+    }
+
+    /// Compare these photos (entry indices), the first one shown.
+    fn compare_these(&mut self, members: Vec<usize>) -> Vec<EntryId> {
+        self.view = View::Compare;
+        if let Some(first) = members.first().and_then(|&m| self.position_of(self.id(m))) {
+            self.select(first, SelectHow::Only);
+        }
+        members.into_iter().map(|i| self.id(i)).collect()
     }
 
     /// E: the people across the selection or the burst (or the photo and the next), a row per
@@ -649,36 +692,14 @@ impl Culling {
         frames.into_iter().map(|i| self.id(i)).collect()
     }
 
-    /// Shift+C: compare the shown photo's whole scene (its photos shown, the first nine).
+    /// Shift+C: compare the shown photo's whole scene (its photos shown, the first nine), bursts
+    /// and all; a photo in no scene of two compares as C does.
     pub fn compare_scene(&mut self) -> Vec<EntryId> {
-        let scene = self
-            .selected_index()
-            .and_then(|i| self.entries[i].analysis.as_ref())
-            .and_then(|a| a.scene.as_ref())
-            .map(|s| s.id);
-        let Some(scene) = scene else {
-            return self.compare();
-        };
-        let members: Vec<usize> = self
-            .visible
-            .iter()
-            .copied()
-            .filter(|&i| {
-                self.entries[i]
-                    .analysis
-                    .as_ref()
-                    .and_then(|a| a.scene.as_ref())
-                    .is_some_and(|s| s.id == scene)
-            })
-            .collect();
-        if members.len() < 2 {
+        let scene = self.shown_scene();
+        if scene.len() < 2 {
             return self.compare();
         }
-        self.view = View::Compare;
-        if let Some(first) = self.position_of(self.id(members[0])) {
-            self.select(first, SelectHow::Only);
-        }
-        members.into_iter().map(|i| self.id(i)).collect()
+        self.compare_these(scene)
     }
 
     /// The scene that starts at grid position `v`, when one does (shooting order only: sorted
@@ -1434,6 +1455,15 @@ mod tests {
         let set = c.compare_scene();
         assert_eq!(c.view, View::Compare);
         assert_eq!(set, vec![c.id(0), c.id(1), c.id(2)]);
+        assert_eq!(c.selected, 0, "the scene's first photo is shown");
+        // C on a photo in no burst opens its scene too; on a scene of one, the photo and the next.
+        c.view = View::Grid;
+        c.select_visible(2);
+        assert_eq!(c.compare(), vec![c.id(0), c.id(1), c.id(2)]);
+        c.view = View::Grid;
+        c.select_visible(3);
+        assert_eq!(c.compare(), Vec::new());
+        assert_eq!(c.view, View::Compare);
     }
 
     #[test]

@@ -160,7 +160,7 @@ pub const KEYMAP: &[Binding] = &[
         Key::C,
         Action::Compare,
         "C",
-        "Compare: the selection, the burst, or the next photo",
+        "Compare: the selection, the burst, the scene, or the next photo",
     ),
     shift(
         Key::C,

@@ -128,6 +128,14 @@ pub fn indexed_rows(
     Ok(indexed)
 }
 
+/// A person's name for the reasons' words, "Person N" where they have none.
+pub fn person_label(names: &std::collections::HashMap<i64, String>, id: i64) -> String {
+    names
+        .get(&id)
+        .cloned()
+        .unwrap_or_else(|| format!("Person {id}"))
+}
+
 /// People's names for the reasons' words, from the catalog (unnamed: "Person N").
 pub fn person_names(
     catalog: &Catalog,

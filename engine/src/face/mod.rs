@@ -14,7 +14,9 @@ pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
 pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState, eye_distance};
 pub use nms::{iou, nms};
-pub use tensor::{Fitted, letterbox_centre, letterbox_top_left, normalise_nchw, resize_bilinear};
+pub use tensor::{
+    Fitted, letterbox_centre, letterbox_top_left, normalise_nchw, resize_bilinear, stretched_nchw,
+};
 
 use serde::{Deserialize, Serialize};
 

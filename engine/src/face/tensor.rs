@@ -80,6 +80,16 @@ pub fn letterbox_centre(img: &RgbImage, w: u32, h: u32) -> (RgbImage, Fitted) {
     (canvas, fitted)
 }
 
+/// The photo stretched to the card's input and normalised: what a model that reads the whole
+/// frame (a salient-object segmenter, a scene model) is fed.
+pub fn stretched_nchw(img: &RgbImage, spec: &InputSpec) -> Vec<f32> {
+    let (h, w) = spec.hw();
+    let input = resize_bilinear(img, w as u32, h as u32);
+    let mut tensor = Vec::new();
+    normalise_nchw(&input, spec, &mut tensor);
+    tensor
+}
+
 /// Pixels → (v - mean) / std, planar NCHW, in the card's channel order.
 pub fn normalise_nchw(img: &RgbImage, spec: &InputSpec, out: &mut Vec<f32>) {
     let (w, h) = img.dimensions();

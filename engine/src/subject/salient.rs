@@ -7,7 +7,7 @@ use super::Mask;
 use super::sample::bilinear;
 use crate::cards::{OutputContract, Resize};
 use crate::error::EngineError;
-use crate::face::{normalise_nchw, resize_bilinear};
+use crate::face::stretched_nchw;
 use crate::sessions::ModelSession;
 
 pub struct SalientSegmenter {
@@ -51,9 +51,7 @@ impl SalientSegmenter {
     ) -> Result<Salient, EngineError> {
         let spec = &self.session.card.input;
         let (h, w) = spec.hw();
-        let input = resize_bilinear(img, w as u32, h as u32);
-        let mut tensor = Vec::new();
-        normalise_nchw(&input, spec, &mut tensor);
+        let tensor = stretched_nchw(img, spec);
         let outputs = self.session.run(&tensor)?;
         let fused = outputs
             .into_iter()

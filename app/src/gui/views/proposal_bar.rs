@@ -8,17 +8,6 @@ use crate::gui::intent::{Intent, SettingsChange};
 use crate::gui::state::DarkRoom;
 use crate::gui::theme;
 
-/// The reasons a photographer may set aside, in the order the bar shows them.
-const REFINABLE: [ReasonKind; 7] = [
-    ReasonKind::Alike,
-    ReasonKind::Blurry,
-    ReasonKind::EyesClosed,
-    ReasonKind::SubjectSoft,
-    ReasonKind::EyesSoft,
-    ReasonKind::Misfire,
-    ReasonKind::Exposure,
-];
-
 pub fn proposal_bar_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
     let (Some((picks, rejects)), Some(rules)) =
         (app.cull.proposal_counts(), app.cull.proposal_rules())
@@ -60,7 +49,8 @@ pub fn proposal_bar_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Inte
         ui.separator();
         ui.label("Refine:");
         let counts = app.cull.proposal_reasons();
-        for kind in REFINABLE {
+        // The rejects' reasons, in the table's order.
+        for kind in ReasonKind::ALL.into_iter().filter(|k| k.rejects()) {
             let aside = rules.without.contains(&kind);
             let n = counts.get(&kind).copied().unwrap_or(0);
             // Only what this proposal says, and what was set aside (to take it back).

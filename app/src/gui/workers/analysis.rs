@@ -35,18 +35,8 @@ pub fn load_analysis(
                 });
             };
             let indexed = catalog.indexed_of(&photos).map_err(|e| e.to_string())?;
-            let mut names = std::collections::HashMap::new();
-            let embedders: std::collections::BTreeSet<&String> = indexed
-                .iter()
-                .filter_map(|(_, i)| i.stamp.embedder.as_ref())
-                .collect();
-            for embedder in embedders {
-                for p in catalog.people(embedder).map_err(|e| e.to_string())? {
-                    if let Some(name) = p.name {
-                        names.insert(p.id, name);
-                    }
-                }
-            }
+            let names = crate::services::cull::person_names(&catalog, &indexed)
+                .map_err(|e| e.to_string())?;
             Ok(FolderAnalysis {
                 photos: darkroom_index::analyse(&indexed, &thresholds),
                 names,
