@@ -167,7 +167,11 @@ pub fn find(frames: &[SetFrame], rules: &SetRules) -> Vec<Set> {
             members: run,
         });
     }
-    sets.sort_by_key(|s| order.iter().position(|&o| o == s.members[0]));
+    let mut place = vec![0; frames.len()];
+    for (k, &i) in order.iter().enumerate() {
+        place[i] = k;
+    }
+    sets.sort_by_key(|s| place[s.members[0]]);
     sets
 }
 

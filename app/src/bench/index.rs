@@ -93,6 +93,61 @@ struct RuntimeResult {
     overlap_ratio: f64,
     stages: job::StageTimes,
     peak_rss_mib: Option<f64>,
+    #[serde(default)]
+    decode_split: Option<DecodeSplit>,
+}
+
+/// The decode stage's parts on one thread, ms a photo: what the look (scenes, sets, misfires)
+/// adds to the decode workers, side by side with what they did before it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct DecodeSplit {
+    /// `working::load`, the EXIF facts included.
+    decode_ms: f64,
+    /// Of which the EXIF facts (`facts::from_bytes` on the bytes already read).
+    facts_ms: f64,
+    /// Luma, focus and the perceptual hash.
+    measures_ms: f64,
+    /// `looks::measure`: colour layout, thumbnail, tones.
+    look_ms: f64,
+}
+
+fn decode_split(files: &[PathBuf]) -> DecodeSplit {
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let mut split = DecodeSplit {
+        decode_ms: 0.0,
+        facts_ms: 0.0,
+        measures_ms: 0.0,
+        look_ms: 0.0,
+    };
+    let mut n = 0.0;
+    for f in files {
+        let Ok(bytes) = std::fs::read(f) else {
+            continue;
+        };
+        let t = Instant::now();
+        std::hint::black_box(darkroom_library::facts::from_bytes(&bytes, false));
+        split.facts_ms += ms(t);
+        let t = Instant::now();
+        let Ok(w) = darkroom_library::working::load(f, WORK_SIDE) else {
+            continue;
+        };
+        split.decode_ms += ms(t);
+        let t = Instant::now();
+        let luma = darkroom_index::luma::of(&w.image);
+        let at_side = focus::at_photo_side(&luma);
+        std::hint::black_box((focus::laplacian_variance(&at_side), phash::hash_luma(&luma)));
+        split.measures_ms += ms(t);
+        let t = Instant::now();
+        std::hint::black_box(darkroom_index::looks::measure(&w.image, &at_side));
+        split.look_ms += ms(t);
+        n += 1.0;
+    }
+    let n = f64::max(n, 1.0);
+    split.decode_ms /= n;
+    split.facts_ms /= n;
+    split.measures_ms /= n;
+    split.look_ms /= n;
+    split
 }
 
 fn jpegs(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
@@ -180,13 +235,19 @@ pub fn worker(
                     let Some(f) = files.get(i) else { break };
                     if let Ok(w) = darkroom_library::working::load(f, WORK_SIDE) {
                         let luma = darkroom_index::luma::of(&w.image);
-                        std::hint::black_box((focus::photo_luma(&luma), phash::hash_luma(&luma)));
+                        let at_side = focus::at_photo_side(&luma);
+                        std::hint::black_box((
+                            focus::laplacian_variance(&at_side),
+                            phash::hash_luma(&luma),
+                            darkroom_index::looks::measure(&w.image, &at_side),
+                        ));
                     }
                 }
             });
         }
     });
     let decode_alone = files.len() as f64 / started.elapsed().as_secs_f64();
+    let split = decode_split(&files);
 
     // Inference alone on the same photos: each decoded first, untimed, then only detect +
     // embed + eyes (+ the subject where the job looks for one) are timed, one thread as in
@@ -260,6 +321,7 @@ pub fn worker(
         overlap_ratio: end_to_end / decode_alone.min(inference_alone),
         stages: summary.stages,
         peak_rss_mib: super::status_mib("VmHWM"),
+        decode_split: Some(split),
     };
     println!("{}", serde_json::to_string(&result)?);
     Ok(ExitCode::SUCCESS)
@@ -388,6 +450,17 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             r.stages.decode_threads,
             r.stages.waited_ms / n
         );
+        if let Some(s) = &r.decode_split {
+            let all = s.decode_ms + s.measures_ms + s.look_ms;
+            println!(
+                "  the decode stage on one thread, per photo: decode {:.1} ms (EXIF facts {:.2} ms) · focus and hash {:.1} ms · look {:.1} ms · the look and the facts: {:.1} % of the stage",
+                s.decode_ms,
+                s.facts_ms,
+                s.measures_ms,
+                s.look_ms,
+                100.0 * (s.look_ms + s.facts_ms) / all.max(1e-9)
+            );
+        }
         if let Some(p) = &peer {
             println!(
                 "  end to end / Immich-style pass: {:.2}x",
