@@ -407,8 +407,9 @@ impl Reason {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Proposed {
     pub flag: Flag,
-    /// Never empty; the first is the main one.
-    pub reasons: Vec<Reason>,
+    /// Never empty (made here only, and `refine` drops an entry left with none); the first is
+    /// the main one.
+    reasons: Vec<Reason>,
 }
 
 impl Proposed {
@@ -422,6 +423,11 @@ impl Proposed {
     /// The main reason.
     pub fn reason(&self) -> &Reason {
         &self.reasons[0]
+    }
+
+    /// Every reason, the main one first.
+    pub fn reasons(&self) -> &[Reason] {
+        &self.reasons
     }
 
     /// Every reason in words, main first, joined by "; ".

@@ -514,7 +514,7 @@ fn score(
         let Some(t) = true_of(a) else { continue };
         let rejected = p.as_ref().is_some_and(|p| p.flag == Flag::Reject);
         let as_misfire = p.as_ref().is_some_and(|p| {
-            p.flag == Flag::Reject && p.reasons.iter().any(|r| r.kind() == ReasonKind::Misfire)
+            p.flag == Flag::Reject && p.reasons().iter().any(|r| r.kind() == ReasonKind::Misfire)
         });
         if t.set.is_some() {
             s.set_frames += 1;

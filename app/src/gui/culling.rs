@@ -725,7 +725,7 @@ impl Culling {
         if let Some(p) = &self.proposal {
             for i in 0..p.proposed.len() {
                 if let Some(proposed) = self.proposed(i) {
-                    for r in &proposed.reasons {
+                    for r in proposed.reasons() {
                         *counts.entry(r.kind()).or_default() += 1;
                     }
                 }

@@ -92,7 +92,7 @@ pub fn proposed_out(p: &Proposed, person: &dyn Fn(i64) -> String) -> ProposedOut
             Flag::Unflagged => "unflag",
         },
         reasons: p
-            .reasons
+            .reasons()
             .iter()
             .map(|r| ReasonOut {
                 refine: r.kind().word(),
