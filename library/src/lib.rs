@@ -11,6 +11,7 @@ pub mod facts;
 pub mod formats;
 pub mod geometry;
 pub mod histogram;
+pub mod ingest;
 pub mod jpeg;
 pub mod jpeg_dc;
 pub mod preview;

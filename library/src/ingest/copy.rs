@@ -1,0 +1,338 @@
+//! One file onto every destination, verified: the source is read once, in chunks hashed as they
+//! are written to a temporary name beside each destination; each copy is flushed, read back and
+//! hashed, and only a copy whose hash is the source's takes its final name — never over a file
+//! already there. A failure anywhere (the card pulled, a disk full, a copy that reads back
+//! wrong) leaves no file under a final name and no temporary behind.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use sha2::{Digest, Sha256};
+
+/// Read and write in chunks of this many bytes.
+const CHUNK: usize = 1 << 20;
+/// A copy in progress is named so beside its final name: `.NAME.darkroom-part`.
+const PART_SUFFIX: &str = ".darkroom-part";
+
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("{what}: {reason}: {}", path.display())]
+    Io {
+        what: &'static str,
+        reason: String,
+        path: PathBuf,
+    },
+    #[error("the copy reads back different from the original (sha256 {found}, not {expected}): {}", path.display())]
+    Mismatch {
+        expected: String,
+        found: String,
+        path: PathBuf,
+    },
+    #[error("a file is already there (nothing is overwritten): {}", path.display())]
+    Exists { path: PathBuf },
+    #[error("cancelled: {}", path.display())]
+    Cancelled { path: PathBuf },
+}
+
+fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> IngestError + 'a {
+    move |e| IngestError::Io {
+        what,
+        reason: e.to_string(),
+        path: path.to_path_buf(),
+    }
+}
+
+/// What one verified copy was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Copied {
+    /// The source's sha256, lower-case hex: what a later ingest recognises it by.
+    pub sha256: String,
+    pub bytes: u64,
+}
+
+/// Where a copy to `dest` is written until it is verified.
+pub fn part_path(dest: &Path) -> PathBuf {
+    let name = dest
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    dest.with_file_name(format!(".{name}{PART_SUFFIX}"))
+}
+
+/// Copy `source` to every path of `dests` (their folders are made), verified; `advanced`
+/// hears the bytes read. Err names the file and the cause, and leaves nothing behind.
+pub fn copy_verified(
+    source: &Path,
+    dests: &[PathBuf],
+    cancel: &AtomicBool,
+    advanced: &mut dyn FnMut(u64),
+) -> Result<Copied, IngestError> {
+    let file = File::open(source).map_err(io("cannot open the photo", source))?;
+    copy_verified_from(file, source, dests, cancel, advanced)
+}
+
+/// As [`copy_verified`], from a reader standing for `source` (a test's failing reader).
+pub fn copy_verified_from(
+    reader: impl Read,
+    source: &Path,
+    dests: &[PathBuf],
+    cancel: &AtomicBool,
+    advanced: &mut dyn FnMut(u64),
+) -> Result<Copied, IngestError> {
+    let parts: Vec<PathBuf> = dests.iter().map(|d| part_path(d)).collect();
+    let result = write_and_verify(reader, source, dests, &parts, cancel, advanced);
+    // Whatever happened, no temporary stays behind.
+    for p in &parts {
+        let _ = std::fs::remove_file(p);
+    }
+    result
+}
+
+fn write_and_verify(
+    mut reader: impl Read,
+    source: &Path,
+    dests: &[PathBuf],
+    parts: &[PathBuf],
+    cancel: &AtomicBool,
+    advanced: &mut dyn FnMut(u64),
+) -> Result<Copied, IngestError> {
+    for d in dests {
+        if d.exists() {
+            return Err(IngestError::Exists { path: d.clone() });
+        }
+        if let Some(dir) = d.parent() {
+            std::fs::create_dir_all(dir).map_err(io("cannot make the folder", dir))?;
+        }
+    }
+    let mut outs = Vec::with_capacity(parts.len());
+    for p in parts {
+        outs.push(File::create(p).map_err(io("cannot write into the destination", p))?);
+    }
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    let mut bytes = 0u64;
+    loop {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(IngestError::Cancelled {
+                path: source.to_path_buf(),
+            });
+        }
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io("cannot read the photo", source)(e)),
+        };
+        hash.update(&buf[..n]);
+        for (out, p) in outs.iter_mut().zip(parts) {
+            out.write_all(&buf[..n])
+                .map_err(io("cannot write into the destination", p))?;
+        }
+        bytes += n as u64;
+        advanced(n as u64);
+    }
+    let expected = hex::encode(hash.finalize());
+    for (out, p) in outs.iter_mut().zip(parts) {
+        out.sync_all()
+            .map_err(io("cannot flush the copy to disk", p))?;
+    }
+    drop(outs);
+    for (p, d) in parts.iter().zip(dests) {
+        let found = hash_of(p)?;
+        if found != expected {
+            return Err(IngestError::Mismatch {
+                expected,
+                found,
+                path: d.clone(),
+            });
+        }
+    }
+    for (p, d) in parts.iter().zip(dests) {
+        take_final_name(p, d)?;
+        if let Some(dir) = d.parent() {
+            sync_dir(dir)?;
+        }
+    }
+    Ok(Copied {
+        sha256: expected,
+        bytes,
+    })
+}
+
+/// A file's sha256, read back in chunks.
+pub fn hash_of(path: &Path) -> Result<String, IngestError> {
+    let mut f = File::open(path).map_err(io("cannot read the copy back", path))?;
+    let mut hash = Sha256::new();
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => hash.update(&buf[..n]),
+            // Interrupted before anything was read: read again.
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(io("cannot read the copy back", path)(e)),
+        }
+    }
+    Ok(hex::encode(hash.finalize()))
+}
+
+/// The verified copy takes its final name, never over a file: a hard link fails where a file
+/// is (and the temporary goes); a file system without hard links (exFAT) is checked, then
+/// renamed.
+fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
+    match std::fs::hard_link(part, dest) {
+        Ok(()) => {
+            std::fs::remove_file(part).map_err(io("cannot remove the temporary copy", part))?;
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(IngestError::Exists {
+            path: dest.to_path_buf(),
+        }),
+        Err(_) => {
+            if dest.exists() {
+                return Err(IngestError::Exists {
+                    path: dest.to_path_buf(),
+                });
+            }
+            std::fs::rename(part, dest).map_err(io("cannot name the copy", dest))
+        }
+    }
+}
+
+fn sync_dir(dir: &Path) -> Result<(), IngestError> {
+    #[cfg(unix)]
+    File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io("cannot flush the destination folder", dir))?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn photo(dir: &Path, len: usize) -> (PathBuf, Vec<u8>) {
+        let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+        let p = dir.join("DCIM/100CANON/IMG_0001.CR3");
+        std::fs::create_dir_all(p.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&p, &bytes).expect("write");
+        (p, bytes)
+    }
+
+    /// Every file under `dir`, relative.
+    fn files(dir: &Path) -> Vec<String> {
+        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+            for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    walk(root, &p, out);
+                } else {
+                    out.push(p.strip_prefix(root).expect("under").display().to_string());
+                }
+            }
+        }
+        let mut out = Vec::new();
+        if dir.exists() {
+            walk(dir, dir, &mut out);
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_file_reaches_two_drives_byte_for_byte_read_once() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, bytes) = photo(t.path(), 3 * CHUNK + 17);
+        let dests = [
+            t.path().join("work/2026/a.CR3"),
+            t.path().join("backup/2026/a.CR3"),
+        ];
+        let mut read = 0;
+        let copied = copy_verified(&src, &dests, &AtomicBool::new(false), &mut |n| read += n)
+            .expect("copied");
+        assert_eq!(read, bytes.len() as u64, "the source read once");
+        assert_eq!(copied.bytes, bytes.len() as u64);
+        assert_eq!(copied.sha256, hex::encode(Sha256::digest(&bytes)));
+        for d in &dests {
+            assert_eq!(std::fs::read(d).expect("copy"), bytes);
+        }
+        assert_eq!(
+            files(&t.path().join("work")),
+            vec!["2026/a.CR3"],
+            "no temporary left"
+        );
+    }
+
+    #[test]
+    fn a_file_already_there_is_never_overwritten() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, _) = photo(t.path(), 100);
+        let there = t.path().join("backup/a.CR3");
+        std::fs::create_dir_all(there.parent().expect("a folder")).expect("mkdir");
+        std::fs::write(&there, b"someone else's").expect("write");
+        let dests = [t.path().join("work/a.CR3"), there.clone()];
+        match copy_verified(&src, &dests, &AtomicBool::new(false), &mut |_| {}) {
+            Err(IngestError::Exists { path }) => assert_eq!(path, there),
+            other => panic!("expected Exists, got {other:?}"),
+        }
+        assert_eq!(std::fs::read(&there).expect("read"), b"someone else's");
+        assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
+    }
+
+    /// A card pulled mid-copy: the reader fails after two chunks.
+    struct Pulled(usize);
+
+    impl Read for Pulled {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.0 == 0 {
+                return Err(std::io::Error::other("the card is gone"));
+            }
+            self.0 -= 1;
+            buf.fill(7);
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn a_card_pulled_mid_copy_names_the_file_and_leaves_nothing() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let src = t.path().join("DCIM/100CANON/IMG_0002.CR3");
+        let dests = [t.path().join("work/b.CR3"), t.path().join("backup/b.CR3")];
+        let err = copy_verified_from(
+            Pulled(2),
+            &src,
+            &dests,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .expect_err("the read fails");
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("cannot read the photo: the card is gone: ")
+                && msg.ends_with("IMG_0002.CR3"),
+            "{msg}"
+        );
+        assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
+        assert_eq!(files(&t.path().join("backup")), Vec::<String>::new());
+        // The same file again, whole this time, completes.
+        let (src, bytes) = photo(t.path(), 1000);
+        copy_verified(&src, &dests, &AtomicBool::new(false), &mut |_| {}).expect("copied");
+        assert_eq!(std::fs::read(&dests[1]).expect("copy"), bytes);
+    }
+
+    #[test]
+    fn a_cancelled_copy_leaves_nothing() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, _) = photo(t.path(), 2 * CHUNK);
+        let dests = [t.path().join("work/c.CR3")];
+        match copy_verified(&src, &dests, &AtomicBool::new(true), &mut |_| {}) {
+            Err(IngestError::Cancelled { path }) => assert_eq!(path, src),
+            other => panic!("expected Cancelled, got {other:?}"),
+        }
+        assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
+    }
+}

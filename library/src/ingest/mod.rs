@@ -1,0 +1,11 @@
+//! Ingest (issue 27, begun): bringing a card's photos onto the photographer's drives. `naming`
+//! turns a pattern ("{date}/{job}_{seq:4}") and a photo's facts into its new name, collisions
+//! resolved without overwriting; `copy` reads a file once and writes it to every destination,
+//! each copy verified by its hash read back before it takes its final name. The command, the
+//! window and the catalog's record of what was ingested come next.
+
+pub mod copy;
+pub mod naming;
+
+pub use copy::{Copied, IngestError, copy_verified};
+pub use naming::{Fields, Pattern, PatternError};
