@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, decide, export, faces, index, ladder_worker, models, parity, probe, propose, subject,
-    thumbnails,
+    backend, decide, export, faces, index, ingest, ladder_worker, models, parity, probe, propose,
+    subject, thumbnails,
 };
 
 #[derive(Debug, Parser)]
@@ -54,6 +54,9 @@ pub enum Command {
     Subject(subject::Args),
     /// Record pick/reject, stars and colour labels in the catalog and the photos' XMP sidecars.
     Decide(decide::Args),
+    /// Bring a card's photos onto the working drive and backups: renamed by a pattern, each
+    /// copy verified, nothing copied twice.
+    Ingest(ingest::Args),
     /// Copy (or move) the picks, with their RAW/JPEG twin and sidecars, into a folder for the
     /// next tool; a list of what was copied goes with them.
     Export(export::Args),
@@ -122,6 +125,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Propose(args) => propose::run(args),
         Command::Subject(args) => subject::run(args),
         Command::Decide(args) => decide::run(args),
+        Command::Ingest(args) => ingest::run(args),
         Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),
         Command::Parity(args) => parity::run(args),

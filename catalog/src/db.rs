@@ -111,6 +111,16 @@ CREATE TABLE IF NOT EXISTS scene_classes (
     share REAL NOT NULL,
     PRIMARY KEY (photo, class)
 );
+-- Version 5: what was ingested, by content: a second ingest of a card copies nothing again.
+CREATE TABLE IF NOT EXISTS ingested (
+    sha256 TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    source BLOB NOT NULL,
+    dest BLOB NOT NULL,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (sha256, size)
+);
+CREATE INDEX IF NOT EXISTS ingested_size ON ingested(size);
 -- People are per embedder: embeddings of two models are never compared.
 CREATE TABLE IF NOT EXISTS people (
     id INTEGER PRIMARY KEY,

@@ -8,6 +8,7 @@ pub mod db;
 pub mod decision;
 pub mod error;
 pub mod faces;
+pub mod ingested;
 pub mod sidecar;
 pub mod xmp;
 
@@ -18,5 +19,6 @@ pub use faces::{
     ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow, PhotoIndex, Remeasured,
     SubjectRow,
 };
+pub use ingested::IngestedFile;
 pub use sidecar::SidecarNaming;
 pub use xmp::SidecarWords;

@@ -29,6 +29,8 @@ pub struct Facts {
     pub exposure_bias: Option<f64>,
     /// ExposureMode says "auto bracket": the camera shot this frame as part of a bracket.
     pub auto_bracket: bool,
+    /// The body's serial number (BodySerialNumber): two bodies of one model told apart.
+    pub serial: Option<String>,
 }
 
 // EXIF tag numbers (CIPA DC-008): matched by number, since a CR3's CMT2 block holds the EXIF
@@ -42,6 +44,7 @@ const DATE_TIME_ORIGINAL: u16 = 0x9003;
 const EXPOSURE_BIAS: u16 = 0x9204;
 const FOCAL_LENGTH: u16 = 0x920A;
 const EXPOSURE_MODE: u16 = 0xA402;
+const BODY_SERIAL_NUMBER: u16 = 0xA431;
 /// ExposureMode's value for "auto bracket" (0 auto, 1 manual, 2 auto bracket).
 const EXPOSURE_MODE_AUTO_BRACKET: u32 = 2;
 const LENS_MODEL: u16 = 0xA434;
@@ -199,6 +202,7 @@ fn facts_of(found: &[Exif]) -> Facts {
         auto_bracket: field(EXPOSURE_MODE)
             .and_then(|f| f.value.get_uint(0))
             .is_some_and(|m| m == EXPOSURE_MODE_AUTO_BRACKET),
+        serial: field(BODY_SERIAL_NUMBER).and_then(text),
     }
 }
 
@@ -285,6 +289,7 @@ mod tests {
             taken: date("2020:10:27 13:40:12"),
             exposure_bias: Some(-2.0 / 3.0),
             auto_bracket: true,
+            serial: Some("012345".into()),
         };
         assert_eq!(
             f.line(),

@@ -19,6 +19,7 @@ mod gui_switch;
 mod gui_zoom;
 mod hostile_files;
 mod index_cli;
+mod ingest_cli;
 mod model_release;
 mod models_cli;
 mod runtime_probe;

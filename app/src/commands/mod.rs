@@ -6,6 +6,7 @@ pub mod decide;
 pub mod export;
 pub mod faces;
 pub mod index;
+pub mod ingest;
 pub mod ladder_worker;
 pub mod models;
 pub mod parity;
