@@ -1563,6 +1563,45 @@ mod tests {
         assert!(c.targets_all(|d| d.label == Some(Label::Colour(ColourLabel::Red))));
     }
 
+    /// A reason set aside stays aside when the analysis comes again (the scene controls moved,
+    /// an index job ended) and the proposal is made anew from it.
+    #[test]
+    fn a_refined_proposal_stays_refined_when_the_analysis_is_read_again() {
+        use darkroom_index::proposal::ReasonKind;
+        let mut c = folder(3);
+        let gen_ = c.generation();
+        let rows = |c: &Culling| {
+            vec![
+                PhotoAnalysis {
+                    eyes_closed: true,
+                    closed_eyes: vec![0],
+                    ..analysis(c, 0, 90.0, None)
+                },
+                analysis(c, 1, 10.0, None),
+                analysis(c, 2, 90.0, None),
+            ]
+        };
+        let first = rows(&c);
+        c.set_analysis(gen_, first, HashMap::new());
+        assert_eq!(c.propose(rules()), Ok((0, 2)));
+        let mut refined = rules();
+        refined.without.insert(ReasonKind::EyesClosed);
+        assert_eq!(c.propose(refined), Ok((0, 1)));
+        assert_eq!(c.proposed(0), None);
+        let again = rows(&c);
+        assert!(c.set_analysis(gen_, again, HashMap::new()));
+        assert_eq!(c.proposal_counts(), Some((0, 1)), "still refined");
+        assert!(
+            c.proposal_rules()
+                .is_some_and(|r| r.without.contains(&ReasonKind::EyesClosed))
+        );
+        assert_eq!(c.proposed(0), None);
+        assert_eq!(
+            c.proposed(1).map(|p| p.reason().kind()),
+            Some(ReasonKind::Blurry)
+        );
+    }
+
     #[test]
     fn the_proposal_never_touches_a_decided_photo_applies_in_one_step_and_undoes_in_one() {
         let mut c = folder(4);
