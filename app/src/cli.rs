@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, decide, export, faces, index, ingest, ladder_worker, models, parity, probe, propose,
+    backend, clock, decide, export, faces, index, ingest, ladder_worker, models, parity, probe, propose,
     subject, thumbnails,
 };
 
@@ -57,6 +57,9 @@ pub enum Command {
     /// Bring a card's photos onto the working drive and backups: renamed by a pattern, each
     /// copy verified, nothing copied twice.
     Ingest(ingest::Args),
+    /// Several cameras, one shoot: each body's clock correction, entered or worked out from
+    /// two frames of the same moment; bursts, scenes and sorting use the corrected times.
+    Clock(clock::Args),
     /// Copy (or move) the picks, with their RAW/JPEG twin and sidecars, into a folder for the
     /// next tool; a list of what was copied goes with them.
     Export(export::Args),
@@ -86,6 +89,9 @@ pub enum Command {
     BenchLoupe(bench::loupe::Args),
     /// The index job end to end against its stages alone, on tract and ONNX Runtime.
     BenchIndex(bench::index::Args),
+    /// The ingest (copy, hash, verify) against `cp` and `cp` + `sha256sum` on the same files
+    /// and disk (docs/PERFORMANCE.md).
+    BenchIngest(bench::ingest::Args),
     /// Decisions made durable and sidecars read, batched against one at a time.
     BenchDecisions(bench::decisions::Args),
     /// The focus measures against blur whose truth is known: the whole frame, the subject, the
@@ -126,6 +132,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Subject(args) => subject::run(args),
         Command::Decide(args) => decide::run(args),
         Command::Ingest(args) => ingest::run(args),
+        Command::Clock(args) => clock::run(args),
         Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),
         Command::Parity(args) => parity::run(args),
@@ -138,6 +145,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchLoupe(args) => bench::loupe::main(args),
         Command::BenchIndex(args) => bench::index::main(args),
         Command::BenchDecisions(args) => bench::decisions::main(args),
+        Command::BenchIngest(args) => bench::ingest::main(args),
         Command::BenchFocus(args) => bench::focus::main(args),
         Command::BenchShoot(args) => bench::shoot::run(args),
         Command::BenchIndexWorker {

@@ -753,6 +753,8 @@ mod tests {
             sharpness: 1.0,
             phash: 0,
             captured_at: None,
+            body: None,
+            clock_offset_s: 0.0,
             faces: Vec::new(),
             subject: None,
             look: None,

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 5;
+const SCHEMA_VERSION: i32 = 6;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -121,6 +121,18 @@ CREATE TABLE IF NOT EXISTS ingested (
     PRIMARY KEY (sha256, size)
 );
 CREATE INDEX IF NOT EXISTS ingested_size ON ingested(size);
+-- Version 6: each camera body's clock correction (seconds added to its capture times), set by
+-- the photographer; and the files whose own metadata already carries a correction (a copy the
+-- ingest wrote the corrected time into), so it is never added twice.
+CREATE TABLE IF NOT EXISTS clocks (
+    body TEXT PRIMARY KEY,
+    offset_s REAL NOT NULL,
+    at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS shifted (
+    path BLOB PRIMARY KEY,
+    offset_s REAL NOT NULL
+);
 -- People are per embedder: embeddings of two models are never compared.
 CREATE TABLE IF NOT EXISTS people (
     id INTEGER PRIMARY KEY,
@@ -136,6 +148,9 @@ pub struct Catalog {
     pub(crate) path: PathBuf,
     naming: SidecarNaming,
     words: crate::xmp::SidecarWords,
+    /// Sidecars of photos on a card (`library::card::on_card`) are written only when this
+    /// says so; otherwise their decisions are held here, pending, until they are ingested.
+    write_to_cards: bool,
 }
 
 impl std::fmt::Debug for Catalog {
@@ -317,6 +332,12 @@ impl Catalog {
             )
             .map_err(db)?;
         }
+        if version < 6 && tx.prepare("SELECT body FROM indexed LIMIT 0").is_err() {
+            // Rows measured before version 6 do not know their body; their measures version
+            // says so, and the next index reads it without detecting again.
+            tx.execute_batch("ALTER TABLE indexed ADD COLUMN body TEXT;")
+                .map_err(db)?;
+        }
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
                 .map_err(db)?;
@@ -327,6 +348,7 @@ impl Catalog {
             path: path.to_path_buf(),
             naming,
             words: Default::default(),
+            write_to_cards: false,
         })
     }
 
@@ -376,6 +398,7 @@ impl Catalog {
             path: path.to_path_buf(),
             naming: SidecarNaming::default(),
             words: Default::default(),
+            write_to_cards: false,
         }))
     }
 
@@ -390,6 +413,19 @@ impl Catalog {
     /// Which other tools' words sidecars carry from now on.
     pub fn set_words(&mut self, words: crate::xmp::SidecarWords) {
         self.words = words;
+    }
+
+    /// Whether decisions on a card's photos go into sidecars on the card (default: never).
+    pub fn set_write_to_cards(&mut self, write: bool) {
+        self.write_to_cards = write;
+    }
+
+    /// The photo's sidecar stays unwritten: it is on a card, and cards are not written to (a
+    /// read-only one never can be).
+    pub fn holds(&self, photo: &Path) -> bool {
+        use darkroom_library::card;
+        (!self.write_to_cards && card::in_dcim(photo))
+            || photo.parent().is_some_and(card::read_only_media)
     }
 
     pub fn set_naming(&mut self, naming: SidecarNaming) {
@@ -570,13 +606,17 @@ impl Catalog {
 
     /// Write the sidecars of `photos` from their catalog decisions, flush their folders once,
     /// then clear their pending marks in one transaction. Returns the photos that failed (they
-    /// stay pending, retried on the next open).
+    /// stay pending, retried on the next open). A photo on a card is held: not written, left
+    /// pending, not a failure ([`Catalog::holds`]).
     pub fn write_sidecars(&mut self, photos: &[PathBuf]) -> Vec<(PathBuf, CatalogError)> {
         let mut dirs = sidecar::DirSync::default();
         let mut done = Vec::new();
         let mut failed = Vec::new();
         for photo in photos {
             if done.contains(photo) || failed.iter().any(|(p, _)| p == photo) {
+                continue;
+            }
+            if self.holds(photo) {
                 continue;
             }
             let result = self.decision(photo).and_then(|d| {

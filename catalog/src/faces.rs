@@ -28,9 +28,17 @@ pub struct IndexStamp {
 /// The version of the measures the index takes beyond the face models' output: 1 before the
 /// subject and eye-level focus, 2 with them, 3 with the subject only on a photo no face judges
 /// (so a 2's subject on a portrait is dropped when it is measured again), 4 with the look and
-/// the exposure. A row with the same file and face models but an older version is measured
-/// again rather than indexed again.
-pub const MEASURES: u32 = 4;
+/// the exposure, 5 with the camera body. A row with the same file and face models but an older
+/// version is measured again rather than indexed again.
+pub const MEASURES: u32 = 5;
+
+impl PhotoIndex {
+    /// The capture time on the shoot's one clock: the body's correction applied. What bursts,
+    /// scenes, sets and sorting use.
+    pub fn capture_time(&self) -> Option<f64> {
+        self.captured_at.map(|t| t + self.clock_offset_s)
+    }
+}
 
 impl IndexStamp {
     /// The same file and the same face models: what was detected, embedded and read still
@@ -125,6 +133,13 @@ pub struct PhotoIndex {
     pub phash: u64,
     /// Seconds on the camera's clock (EXIF), if known.
     pub captured_at: Option<f64>,
+    /// The body that took it (make and model, and its serial where the EXIF has one): whose
+    /// clock `captured_at` is on. None in a row measured before version 5.
+    pub body: Option<String>,
+    /// What the photographer's correction of that body's clock adds to `captured_at`, less
+    /// what the file's own metadata already carries; 0 when none. Read with the row, never
+    /// stored with it: a correction changed later applies to every row at once.
+    pub clock_offset_s: f64,
     pub faces: Vec<FaceRow>,
     pub subject: Option<SubjectRow>,
     /// None in a row measured before version 4.
@@ -139,6 +154,7 @@ pub struct PhotoIndex {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Remeasured {
     pub stamp: IndexStamp,
+    pub body: Option<String>,
     pub subject: Option<SubjectRow>,
     /// Each face row's id and its eyes' sharpness.
     pub eyes: Vec<(i64, Option<f32>)>,
@@ -367,8 +383,8 @@ impl Catalog {
         put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, index.look.as_ref(), &index.exposure).map_err(db)?;
         tx.execute(
-            "UPDATE indexed SET scene = ?2 WHERE photo = ?1",
-            params![id, s.scene],
+            "UPDATE indexed SET scene = ?2, body = ?3 WHERE photo = ?1",
+            params![id, s.scene, index.body],
         )
         .map_err(db)?;
         put_scene_classes(&tx, id, &index.scene_classes).map_err(db)?;
@@ -412,8 +428,9 @@ impl Catalog {
         };
         let s = &measured.stamp;
         tx.execute(
-            "UPDATE indexed SET segmenter = ?2, measures = ?3, scene = ?4 WHERE photo = ?1",
-            params![id, s.segmenter, s.measures, s.scene],
+            "UPDATE indexed SET segmenter = ?2, measures = ?3, scene = ?4, body = ?5
+             WHERE photo = ?1",
+            params![id, s.segmenter, s.measures, s.scene, measured.body],
         )
         .map_err(db)?;
         put_scene_classes(&tx, id, &measured.scene_classes).map_err(db)?;
@@ -463,7 +480,9 @@ impl Catalog {
             "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
                     i.width, i.height, i.sharpness, i.phash, i.captured_at, i.segmenter,
                     i.measures, i.layout, i.thumb, i.black, i.white, i.clipped, i.contrast,
-                    i.bias, i.ev, i.auto_bracket, i.scene
+                    i.bias, i.ev, i.auto_bracket, i.scene, i.body,
+                    COALESCE((SELECT c.offset_s FROM clocks c WHERE c.body = i.body), 0)
+                      - COALESCE((SELECT s.offset_s FROM shifted s WHERE s.path = p.path), 0)
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
@@ -489,6 +508,8 @@ impl Catalog {
                         sharpness: r.get(10)?,
                         phash: r.get::<_, i64>(11)? as u64,
                         captured_at: r.get(12)?,
+                        body: r.get(25)?,
+                        clock_offset_s: r.get(26)?,
                         faces: Vec::new(),
                         subject: None,
                         look: match (

@@ -4,6 +4,7 @@
 //! Sidecars written by other tools are merged, never replaced.
 
 pub mod client;
+pub mod clocks;
 pub mod db;
 pub mod decision;
 pub mod error;
@@ -12,6 +13,7 @@ pub mod ingested;
 pub mod sidecar;
 pub mod xmp;
 
+pub use clocks::BodyClock;
 pub use db::{Catalog, Changed, ImportOutcome};
 pub use decision::{Change, ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;

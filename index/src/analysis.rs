@@ -125,7 +125,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .iter()
         .map(|(path, i)| Frame {
             name: path.to_string_lossy().into_owned(),
-            captured_at: i.captured_at,
+            captured_at: i.capture_time(),
             hash: i.phash,
             sharpness: i.sharpness,
             faces: i.faces.len(),
@@ -140,7 +140,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .iter()
         .map(|(path, i)| SetFrame {
             name: path.to_string_lossy().into_owned(),
-            captured_at: i.captured_at,
+            captured_at: i.capture_time(),
             hash: i.phash,
             bias: i.exposure.bias,
             ev: i.exposure.ev,
@@ -164,7 +164,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .zip(&set_places)
         .map(|((path, i), set)| SceneFrame {
             name: path.to_string_lossy().into_owned(),
-            captured_at: i.captured_at,
+            captured_at: i.capture_time(),
             hash: i.phash,
             layout: i
                 .look

@@ -604,6 +604,8 @@ pub fn run(
                                 sharpness: d.sharpness,
                                 phash: d.phash,
                                 captured_at: d.work.captured_at,
+                                body: d.work.facts.body(),
+                                clock_offset_s: 0.0,
                                 faces,
                                 subject,
                                 look: Some(d.look.clone()),
@@ -740,6 +742,7 @@ fn remeasure(
             &d.path,
             &Remeasured {
                 stamp,
+                body: d.work.facts.body(),
                 subject,
                 eyes,
                 look: d.look.clone(),

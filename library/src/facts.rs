@@ -54,6 +54,17 @@ impl Facts {
         *self == Facts::default()
     }
 
+    /// The body that took the photo, as one shoot tells its cameras apart: "Canon EOS R6
+    /// #012345" where the serial is known, else the camera alone; None without a camera. The
+    /// key a clock correction is kept under.
+    pub fn body(&self) -> Option<String> {
+        let camera = self.camera.as_deref()?;
+        Some(match self.serial.as_deref().map(str::trim) {
+            Some(serial) if !serial.is_empty() => format!("{camera} #{serial}"),
+            _ => camera.to_owned(),
+        })
+    }
+
     /// What is known, in the order photographers read it: "Canon EOS R6 · RF24-105mm F4 L IS
     /// USM · 105 mm · 1/250 s · f/4 · ISO 400 · 2020-10-27 13:40:12".
     pub fn line(&self) -> String {

@@ -4,6 +4,8 @@
 //! here: the engine depends on this crate for decoding, not the other way round.
 
 pub mod budget;
+pub mod card;
+pub mod clock;
 pub mod decode;
 pub mod error;
 pub mod export;

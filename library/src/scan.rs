@@ -138,6 +138,12 @@ fn problem(
     emit(ScanEvent::Error(LibraryError::io(what, path, e)))
 }
 
+/// The items `files` (one stem's, in one folder) make, as the scan would: a photo landed by
+/// the ingest shown before any scan reaches it.
+pub fn items_of(files: Vec<PathBuf>) -> Vec<Item> {
+    pair(files)
+}
+
 /// Files sharing a stem: one RAW and one JPEG become a pair; anything else stands alone.
 fn pair(files: Vec<PathBuf>) -> Vec<Item> {
     let raws: Vec<&PathBuf> = files.iter().filter(|p| formats::is_raw(p)).collect();

@@ -179,6 +179,8 @@ fn index_rows(dir: &Path, folder: &Path) {
             sharpness,
             phash,
             captured_at: Some(at),
+            body: None,
+            clock_offset_s: 0.0,
             faces,
             subject: None,
             look: None,

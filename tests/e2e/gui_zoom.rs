@@ -65,6 +65,8 @@ fn index_row(dir: &Path, path: &Path) {
         sharpness: 80.0,
         phash: 0x0F0F_0F0F_0F0F_0F0F,
         captured_at: Some(100.0),
+        body: None,
+        clock_offset_s: 0.0,
         faces: vec![FaceRow {
             id: 0,
             bbox: FACE,
@@ -370,6 +372,8 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
             // One look, half a second apart: a burst.
             phash: 0x0F0F_0F0F_0F0F_0F0F ^ k as u64,
             captured_at: Some(100.0 + 0.5 * k as f64),
+            body: None,
+            clock_offset_s: 0.0,
             faces,
             subject: None,
             look: None,

@@ -28,28 +28,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 fn card(dir: &Path) -> PathBuf {
-    let exiv2 = assets().join("exiv2/test-data");
-    let card = dir.join("card");
-    let put = |from: &str, to: &str| {
-        let to = card.join(to);
-        std::fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
-        std::fs::copy(exiv2.join(from), &to).expect("copy");
-    };
-    put("Canon-R6-pruned.CR3", "DCIM/100CANON/IMG_0001.CR3");
-    put("exiv2-canon-eos-20d.jpg", "DCIM/100CANON/IMG_0001.JPG");
-    put("exiv2-canon-eos-300d.jpg", "DCIM/101CANON/IMG_0002.JPG");
-    put(
-        "exiv2-canon-powershot-a520.jpg",
-        "DCIM/101CANON/IMG_0003.JPG",
-    );
-    std::fs::write(
-        card.join("DCIM/100CANON/IMG_0001.CR3.xmp"),
-        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>\n",
-    )
-    .expect("sidecar");
-    std::fs::create_dir_all(card.join("MISC")).expect("mkdir");
-    std::fs::write(card.join("MISC/AUTPRINT.MRK"), "[HDR]\n").expect("misc");
-    card
+    camera_card(dir)
 }
 
 #[test]
@@ -143,4 +122,383 @@ fn a_wrong_pattern_is_refused_before_anything_is_copied() {
     );
     assert!(msg.contains("unknown token {shutter}"), "{msg}");
     assert!(!dir.path().join("work").exists());
+}
+
+/// `sh -c SCRIPT` in a mount namespace of its own (`unshare -rm`: as any user, the machine's
+/// mounts untouched) with darkroom's environment and `vars`; `$DR` is the binary. Its output.
+fn with_own_mounts(data: &Path, script: &str, vars: &[(&str, &Path)]) -> std::process::Output {
+    let dr = darkroom(data);
+    let mut cmd = std::process::Command::new("unshare");
+    cmd.args(["-rm", "sh", "-c", script]);
+    cmd.env("DR", dr.get_program());
+    for (k, v) in dr.get_envs() {
+        match v {
+            Some(v) => cmd.env(k, v),
+            None => cmd.env_remove(k),
+        };
+    }
+    for (k, v) in vars {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("unshare (util-linux) runs");
+    assert!(
+        out.status.success(),
+        "the script failed ({}): {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A working drive of 200 KiB (a tmpfs) takes the two small JPEGs and fills up on the CR3:
+/// the ingest stops with the drive's error naming the file, leaves no file under a final name
+/// and no temporary; made larger, the next ingest copies exactly what is missing.
+#[test]
+fn a_full_drive_stops_the_ingest_cleanly_and_the_next_run_completes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let (work, out) = (dir.path().join("work"), dir.path().join("out"));
+    std::fs::create_dir_all(&work).expect("mkdir");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let catalog = dir.path().join("catalog.sqlite");
+    let ingest = r#"
+        "$DR" ingest "$CARD" --to "$WORK" --pattern '{camera}/{job}_{seq:3}' --job wedding \
+            --json --catalog "$CATALOG""#
+        .trim();
+    let script = format!(
+        r#"set -u
+        mount -t tmpfs -o size=200k tmpfs "$WORK" || exit 1
+        {ingest} > "$OUT/first.json" 2> "$OUT/first.err"; echo $? > "$OUT/first.rc"
+        (cd "$WORK" && find . -type f | sort) > "$OUT/after-first.txt"
+        mount -o remount,size=64m "$WORK"
+        {ingest} > "$OUT/second.json" 2> "$OUT/second.err"; echo $? > "$OUT/second.rc"
+        cp -a "$WORK/." "$OUT/drive/"
+        "#
+    );
+    std::fs::create_dir_all(out.join("drive")).expect("mkdir");
+    with_own_mounts(
+        &dir.path().join("data"),
+        &script,
+        &[
+            ("CARD", &card),
+            ("WORK", &work),
+            ("OUT", &out),
+            ("CATALOG", &catalog),
+        ],
+    );
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).expect(name);
+    assert_eq!(read("first.rc").trim(), "1", "{}", read("first.err"));
+    let first: serde_json::Value = serde_json::from_str(&read("first.json")).expect("json");
+    assert_eq!(first["copied_photos"], 2, "{first}");
+    let stopped = first["stopped"].as_str().expect("it says why it stopped");
+    assert!(
+        stopped.starts_with("cannot write into the destination: No space left on device")
+            && stopped.contains("wedding_003.CR3"),
+        "{stopped}"
+    );
+    let err = read("first.err");
+    assert!(err.contains("run it again to continue"), "{err}");
+    assert_eq!(
+        read("after-first.txt").lines().collect::<Vec<_>>(),
+        [
+            "./Canon EOS 300D DIGITAL/wedding_001.JPG",
+            "./Canon PowerShot A520/wedding_002.JPG"
+        ],
+        "nothing half-written, under a final name or a temporary one"
+    );
+
+    assert_eq!(read("second.rc").trim(), "0", "{}", read("second.err"));
+    let second: serde_json::Value = serde_json::from_str(&read("second.json")).expect("json");
+    assert_eq!(second["already_ingested"], 2, "{second}");
+    assert_eq!(second["copied_files"], 3, "the CR3, its JPEG and sidecar: {second}");
+    let drive = tree(&out.join("drive"));
+    let names: Vec<String> = drive.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "Canon EOS 300D DIGITAL/wedding_001.JPG",
+            "Canon EOS R6/wedding_003.CR3",
+            "Canon EOS R6/wedding_003.CR3.xmp",
+            "Canon EOS R6/wedding_003.JPG",
+            "Canon PowerShot A520/wedding_002.JPG",
+        ],
+        "the same names as one uninterrupted run"
+    );
+    let cr3 = std::fs::read(card.join("DCIM/100CANON/IMG_0001.CR3")).expect("card");
+    assert_eq!(drive[Path::new("Canon EOS R6/wedding_003.CR3")], cr3);
+}
+
+/// A copy that landed under its final name before the run was killed (recorded nowhere) is
+/// recognised as landed by its bytes, not copied again under another name.
+#[test]
+fn a_copy_that_landed_before_a_kill_is_not_copied_twice() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let work = dir.path().join("work");
+    let landed = work.join("Canon EOS 300D DIGITAL/wedding_001.JPG");
+    std::fs::create_dir_all(landed.parent().expect("a folder")).expect("mkdir");
+    std::fs::copy(card.join("DCIM/101CANON/IMG_0002.JPG"), &landed).expect("copy");
+    let out = json(&run_ok(
+        darkroom(&dir.path().join("data"))
+            .arg("ingest")
+            .arg(&card)
+            .arg("--to")
+            .arg(&work)
+            .args([
+                "--pattern",
+                "{camera}/{job}_{seq:3}",
+                "--job",
+                "wedding",
+                "--json",
+                "--catalog",
+            ])
+            .arg(dir.path().join("catalog.sqlite")),
+    ));
+    assert_eq!(out["collisions"], 0, "{out}");
+    let names: Vec<String> = tree(&work)
+        .keys()
+        .map(|p| p.display().to_string())
+        .collect();
+    assert_eq!(names.len(), 5, "no wedding_001-2.JPG: {names:?}");
+}
+
+/// Another file already under the pattern's name: the plan says so, `--on-collision number`
+/// (the default) numbers the photo, `skip` leaves it on the card; the file there is kept.
+#[test]
+fn a_name_taken_by_another_file_is_numbered_or_left_as_asked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let work = dir.path().join("work");
+    let theirs = work.join("Canon EOS 300D DIGITAL/wedding_001.JPG");
+    std::fs::create_dir_all(theirs.parent().expect("a folder")).expect("mkdir");
+    std::fs::write(&theirs, b"another shoot's frame").expect("write");
+    let ingest = |extra: &[&str]| {
+        json(&run_ok(
+            darkroom(&dir.path().join("data"))
+                .arg("ingest")
+                .arg(&card)
+                .arg("--to")
+                .arg(&work)
+                .args(["--pattern", "{camera}/{job}_{seq:3}", "--job", "wedding"])
+                .args(extra)
+                .args(["--json", "--catalog"])
+                .arg(dir.path().join("catalog.sqlite")),
+        ))
+    };
+    let plan = ingest(&["--plan"]);
+    assert_eq!(plan["collisions"], 1, "{plan}");
+    assert_eq!(plan["copied_files"], 0, "a plan copies nothing");
+    let first = &plan["items"][0];
+    assert_eq!(first["collided"], true);
+    assert!(
+        first["names"][0]
+            .as_str()
+            .expect("a name")
+            .ends_with("Canon EOS 300D DIGITAL/wedding_001-2.JPG"),
+        "{first}"
+    );
+    assert_eq!(tree(&work).len(), 1, "the plan wrote nothing");
+
+    let skipped = ingest(&["--on-collision", "skip"]);
+    assert_eq!(skipped["skipped"], 1, "{skipped}");
+    assert_eq!(skipped["copied_photos"], 2);
+    assert_eq!(std::fs::read(&theirs).expect("kept"), b"another shoot's frame");
+    let numbered = ingest(&[]);
+    assert_eq!(numbered["copied_photos"], 1, "{numbered}");
+    assert!(
+        work.join("Canon EOS 300D DIGITAL/wedding_001-2.JPG")
+            .is_file()
+    );
+    assert_eq!(std::fs::read(&theirs).expect("kept"), b"another shoot's frame");
+}
+
+/// Culling on the card: the card is mounted read-only, a decision made there is held in the
+/// catalog (nothing written to the card), and lands in the working copy's sidecar at ingest,
+/// merged with the sidecar that travelled from the card (another tool's words kept).
+#[test]
+fn decisions_on_a_read_only_card_land_in_the_copies_sidecars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    std::fs::write(
+        card.join("DCIM/100CANON/IMG_0001.CR3.xmp"),
+        r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">First kiss</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta>
+"#,
+    )
+    .expect("sidecar");
+    let before = tree(&card);
+    let (work, out) = (dir.path().join("work"), dir.path().join("out"));
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let catalog = dir.path().join("catalog.sqlite");
+    let script = r#"set -eu
+        mount --bind "$CARD" "$CARD"
+        mount -o remount,bind,ro "$CARD"
+        if touch "$CARD/DCIM/probe" 2>/dev/null; then echo "the card is writable"; exit 1; fi
+        "$DR" decide --pick --stars 4 --label green --catalog "$CATALOG" \
+            "$CARD/DCIM/100CANON/IMG_0001.CR3" > "$OUT/decide.json"
+        "$DR" decide --reject --catalog "$CATALOG" \
+            "$CARD/DCIM/101CANON/IMG_0003.JPG" >> "$OUT/decide.json"
+        "$DR" ingest "$CARD" --to "$WORK" --pattern '{job}_{seq:3}' --job wedding \
+            --json --catalog "$CATALOG" > "$OUT/ingest.json"
+    "#;
+    with_own_mounts(
+        &dir.path().join("data"),
+        script,
+        &[
+            ("CARD", &card),
+            ("WORK", &work),
+            ("OUT", &out),
+            ("CATALOG", &catalog),
+        ],
+    );
+    let decided = std::fs::read_to_string(out.join("decide.json")).expect("decide");
+    for line in decided.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        assert_eq!(v["held"], true, "{v}");
+        assert!(v.get("sidecar_error").is_none(), "{v}");
+    }
+    assert_eq!(tree(&card), before, "nothing written to the card");
+    let ingest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("ingest.json")).expect("read"))
+            .expect("json");
+    assert_eq!(ingest["decisions_carried"], 2, "{ingest}");
+
+    // The R6 (2020) is third in shooting order, the A520 (2005) second.
+    let pick = exiftool(
+        &["-XMP:Rating", "-XMP:Label", "-XMP:Title"],
+        &work.join("wedding_003.CR3.xmp"),
+    );
+    assert_eq!(pick["Rating"], 4, "{pick}");
+    assert_eq!(pick["Label"], "Green", "{pick}");
+    assert_eq!(pick["Title"], "First kiss", "another tool's words kept: {pick}");
+    let reject = exiftool(&["-XMP:Rating"], &work.join("wedding_002.JPG.xmp"));
+    assert_eq!(reject["Rating"], -1, "{reject}");
+}
+
+/// Write a camera's EXIF into a copy of a sample photo, as exiftool does for anyone.
+fn frame(to: &Path, model: &str, serial: &str, taken: &str) {
+    std::fs::copy(photo("rocket.jpg"), to).expect("copy");
+    let made = std::process::Command::new("exiftool")
+        .args(["-q", "-overwrite_original"])
+        .arg("-Make=Canon")
+        .arg(format!("-Model={model}"))
+        .arg(format!("-SerialNumber={serial}"))
+        .arg(format!("-DateTimeOriginal={taken}"))
+        .arg(to)
+        .status()
+        .expect("exiftool");
+    assert!(made.success());
+}
+
+/// Two bodies whose clocks are 1 h 3 min apart shoot one moment: two bursts until the second
+/// body's clock is corrected from a pair of frames, then one; the correction says so in
+/// `clock list`; the copies can carry the corrected time, which exiftool reads, and the index
+/// of such a copy does not add the correction twice.
+#[test]
+fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card/DCIM/100CANON");
+    std::fs::create_dir_all(&card).expect("mkdir");
+    frame(&card.join("A_0001.JPG"), "Canon EOS R6", "111", "2026:06:13 14:00:00");
+    frame(&card.join("A_0002.JPG"), "Canon EOS R6", "111", "2026:06:13 14:00:01");
+    frame(&card.join("B_0001.JPG"), "Canon EOS R6", "222", "2026:06:13 12:57:00");
+    frame(&card.join("B_0002.JPG"), "Canon EOS R6", "222", "2026:06:13 12:57:01");
+    let data = dir.path().join("data");
+    let catalog = dir.path().join("catalog.sqlite");
+    let index = |folder: &Path| {
+        run_ok(
+            darkroom_on(Rt::Ort, &data)
+                .env("DARKROOM_MODELS", models())
+                .args(["index", "--json", "--catalog"])
+                .arg(&catalog)
+                .arg(folder),
+        )
+    };
+    let bursts = || {
+        let report = json(&run_ok(
+            darkroom_on(Rt::Ort, &data)
+                .args(["propose", "--json", "--catalog"])
+                .arg(&catalog)
+                .arg(&card),
+        ));
+        let mut by_burst: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for r in report["results"].as_array().expect("results") {
+            let name = Path::new(r["path"].as_str().expect("path"))
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            by_burst.entry(r["burst"].to_string()).or_default().push(name);
+        }
+        let mut bursts: Vec<Vec<String>> = by_burst.into_values().collect();
+        bursts.sort();
+        bursts
+    };
+    index(&card);
+    assert_eq!(
+        bursts(),
+        [["A_0001.JPG", "A_0002.JPG"], ["B_0001.JPG", "B_0002.JPG"]],
+        "an hour apart on their clocks"
+    );
+    let set = json(&run_ok(
+        darkroom(&data)
+            .args(["clock", "match", "--json", "--catalog"])
+            .arg(&catalog)
+            .arg(card.join("A_0001.JPG"))
+            .arg(card.join("B_0001.JPG")),
+    ));
+    assert_eq!(set["body"], "Canon EOS R6 #222", "{set}");
+    assert_eq!(set["offset_s"], 3780.0, "{set}");
+    assert_eq!(
+        bursts(),
+        [vec!["A_0001.JPG", "A_0002.JPG", "B_0001.JPG", "B_0002.JPG"]],
+        "one moment, one burst"
+    );
+    let listed = json(&run_ok(
+        darkroom(&data)
+            .args(["clock", "list", "--json", "--catalog"])
+            .arg(&catalog),
+    ));
+    assert_eq!(
+        listed,
+        serde_json::json!([
+            {"body": "Canon EOS R6 #111", "offset_s": 0.0, "photos": 2},
+            {"body": "Canon EOS R6 #222", "offset_s": 3780.0, "photos": 2}
+        ])
+    );
+
+    // Ingested with the corrected times written into the copies (and named by them).
+    let work = dir.path().join("work");
+    let ingest = json(&run_ok(
+        darkroom(&data)
+            .arg("ingest")
+            .arg(dir.path().join("card"))
+            .arg("--to")
+            .arg(&work)
+            .args(["--pattern", "{time}_{name}", "--write-times", "--json", "--catalog"])
+            .arg(&catalog),
+    ));
+    assert_eq!(ingest["times_written"], 2, "{ingest}");
+    let copy = work.join("140000_B_0001.JPG");
+    assert!(copy.is_file(), "named by the corrected time: {ingest}");
+    let read = exiftool(&["-DateTimeOriginal"], &copy);
+    assert_eq!(read["DateTimeOriginal"], "2026:06:13 14:00:00", "{read}");
+    let source = exiftool(&["-DateTimeOriginal"], &card.join("B_0001.JPG"));
+    assert_eq!(source["DateTimeOriginal"], "2026:06:13 12:57:00", "the card untouched");
+    // Indexed, the corrected copy is not corrected again: the four copies are one burst.
+    index(&work);
+    let report = json(&run_ok(
+        darkroom_on(Rt::Ort, &data)
+            .args(["propose", "--json", "--catalog"])
+            .arg(&catalog)
+            .arg(&work),
+    ));
+    let bursts: std::collections::BTreeSet<String> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["burst"].to_string())
+        .collect();
+    assert_eq!(bursts.len(), 1, "{report}");
+    assert!(!bursts.contains("null"), "{report}");
 }

@@ -14,6 +14,7 @@ mod export_cli;
 mod faces_cli;
 mod gui;
 mod gui_culling;
+mod gui_ingest;
 mod gui_pace;
 mod gui_switch;
 mod gui_zoom;

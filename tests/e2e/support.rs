@@ -202,3 +202,32 @@ pub fn exiftool_sidecars(folder: &Path, tags: &[&str]) -> Vec<serde_json::Value>
         .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
     serde_json::from_slice(&out.stdout).unwrap_or_default()
 }
+
+/// A camera card built from real camera files (exiv2's test data): a Canon EOS R6 CR3 with a
+/// JPEG twin and a sidecar in `DCIM/100CANON`, two more cameras' JPEGs in `DCIM/101CANON`, and a
+/// MISC folder. Shooting order: the 300D (2003), the A520 (2005), the R6 (2020).
+pub fn camera_card(dir: &Path) -> PathBuf {
+    let exiv2 = assets().join("exiv2/test-data");
+    let card = dir.join("card");
+    let put = |from: &str, to: &str| {
+        let to = card.join(to);
+        std::fs::create_dir_all(to.parent().expect("a folder")).expect("mkdir");
+        std::fs::copy(exiv2.join(from), &to).expect("copy");
+    };
+    put("Canon-R6-pruned.CR3", "DCIM/100CANON/IMG_0001.CR3");
+    put("exiv2-canon-eos-20d.jpg", "DCIM/100CANON/IMG_0001.JPG");
+    put("exiv2-canon-eos-300d.jpg", "DCIM/101CANON/IMG_0002.JPG");
+    put(
+        "exiv2-canon-powershot-a520.jpg",
+        "DCIM/101CANON/IMG_0003.JPG",
+    );
+    std::fs::write(
+        card.join("DCIM/100CANON/IMG_0001.CR3.xmp"),
+        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>\n",
+    )
+    .expect("sidecar");
+    std::fs::create_dir_all(card.join("MISC")).expect("mkdir");
+    std::fs::write(card.join("MISC/AUTPRINT.MRK"), "[HDR]\n").expect("misc");
+    card
+}
+

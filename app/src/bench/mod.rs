@@ -8,6 +8,7 @@ pub mod first_frame;
 pub mod focus;
 pub mod grid;
 pub mod index;
+pub mod ingest;
 pub mod inference;
 pub mod loupe;
 pub mod shoot;

@@ -33,6 +33,10 @@ pub struct Args {
     /// red, yellow, green, blue, purple or none.
     #[arg(long)]
     label: Option<String>,
+    /// Write sidecars on a card too (a photo in a DCIM folder). By default decisions there
+    /// are held in the catalog and go into the copies' sidecars at `darkroom ingest`.
+    #[arg(long)]
+    write_to_card: bool,
     #[arg(required_unless_present = "stdin")]
     photos: Vec<PathBuf>,
 }
@@ -94,6 +98,9 @@ struct Report {
     decision: Decision,
     #[serde(skip_serializing_if = "Option::is_none")]
     sidecar_error: Option<String>,
+    /// On a card: held in the catalog, written into the copy's sidecar at ingest.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    held: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
@@ -101,6 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut catalog = Catalog::open(&path, args.naming())?;
     // The words the window's Settings chose for the sidecars, as the window would write them.
     catalog.set_words(crate::services::window_settings().sidecar_words);
+    catalog.set_write_to_cards(args.write_to_card);
     for e in catalog.flush_pending()? {
         eprintln!("darkroom: {e}");
     }
@@ -139,6 +147,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                 path: photo.to_string_lossy().into_owned(),
                 decision: made,
                 sidecar_error,
+                held: catalog.holds(photo),
             })?
         );
     }

@@ -1,22 +1,19 @@
-//! `darkroom ingest CARD --to DRIVE [--backup DRIVE]...` (issue 27, begun): every photo on the
-//! card, with its RAW/JPEG twin and sidecars, copied to the working drive and each backup under
-//! the naming pattern, each copy verified by its hash read back before it takes its name, and
-//! recorded in the catalog by content, so a second ingest of the same card copies nothing
-//! (whatever the copies are called now). Photos in shooting order get the sequence numbers;
-//! names never land on a file already there. The card is only read.
+//! `darkroom ingest CARD --to DRIVE [--backup DRIVE]...`: every photo on the card, with its
+//! RAW/JPEG twin and sidecars, copied to the working drive and each backup under the naming
+//! pattern, each copy verified before it takes its name and recorded by content, so a second
+//! ingest copies nothing and a stopped one is continued. `--plan` shows the names and copies
+//! nothing. The card is only read (`services::ingest`).
 
-use std::path::{Path, PathBuf};
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context;
-use darkroom_catalog::{Catalog, IngestedFile, SidecarNaming};
-use darkroom_library::ingest::{self, Fields, Pattern};
-use darkroom_library::{ScanEvent, facts, scan, sidecars};
+use darkroom_catalog::{Catalog, SidecarNaming};
+use darkroom_library::ingest::Pattern;
 use serde::Serialize;
 
-/// The naming pattern when none is given: a folder per day, the camera's own name.
-pub const DEFAULT_PATTERN: &str = "{date}/{name}";
+use crate::services::ingest::{self, Collisions, Event, Options, Plan};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -30,11 +27,21 @@ pub struct Args {
     pub backup: Vec<PathBuf>,
     /// Folders and file name from {date} {year} {month} {day} {time} {camera} {serial} {name}
     /// {number} {job} {seq:N}, folders split by '/'; the original extension is kept.
-    #[arg(long, default_value = DEFAULT_PATTERN)]
+    #[arg(long, default_value = ingest::DEFAULT_PATTERN)]
     pub pattern: String,
     /// The job's name, for {job}.
     #[arg(long, default_value = "")]
     pub job: String,
+    /// A name already taken on a drive by another file: number the photo (-2, -3, …) or
+    /// leave it on the card. Nothing is ever overwritten.
+    #[arg(long, value_enum, default_value_t = OnCollision::Number)]
+    pub on_collision: OnCollision,
+    /// Write each body's clock correction (`darkroom clock`) into the copies' EXIF times.
+    #[arg(long)]
+    pub write_times: bool,
+    /// Show what would be copied and its names; copy nothing.
+    #[arg(long)]
+    pub plan: bool,
     /// The catalog (default: <data dir>/catalog.sqlite).
     #[arg(long)]
     pub catalog: Option<PathBuf>,
@@ -42,12 +49,23 @@ pub struct Args {
     pub json: bool,
 }
 
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum OnCollision {
+    Number,
+    Skip,
+}
+
 #[derive(Serialize)]
-struct ItemOut {
+struct PhotoOut {
     source: PathBuf,
-    /// Where its files went on the working drive; empty when it was ingested before.
-    copied: Vec<PathBuf>,
+    seq: u64,
+    /// Its files' new paths on the working drive; empty when ingested before.
+    names: Vec<PathBuf>,
     already: bool,
+    collided: bool,
+    skipped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    body: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<String>,
 }
@@ -59,184 +77,119 @@ struct Report {
     copied_files: usize,
     bytes: u64,
     already_ingested: usize,
+    collisions: usize,
+    skipped: usize,
     failed: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stopped: Option<String>,
+    decisions_carried: usize,
+    times_written: usize,
     seconds: f64,
-    items: Vec<ItemOut>,
+    items: Vec<PhotoOut>,
 }
 
-/// A file of an item: where it is, and what follows the photo's stem in its name (".CR3",
-/// ".JPG", ".CR3.xmp").
-struct Member {
-    path: PathBuf,
-    suffix: String,
-}
-
-fn members(item: &darkroom_library::Item) -> Vec<Member> {
-    let stem = item
-        .primary
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut files: Vec<PathBuf> = item.files().map(Path::to_path_buf).collect();
-    for f in item.files() {
-        for s in sidecars::of(f) {
-            if !files.contains(&s) {
-                files.push(s);
-            }
-        }
+fn report_of(plan: &Plan, options: &Options, outcome: Option<&ingest::Outcome>) -> Report {
+    let failed = |p: &std::path::Path| {
+        outcome.and_then(|o| o.failed.iter().find(|(s, _)| s == p).map(|(_, e)| e.clone()))
+    };
+    Report {
+        photos: plan.photos.len(),
+        copied_photos: outcome.map_or(0, |o| o.copied_photos),
+        copied_files: outcome.map_or(0, |o| o.copied_files),
+        bytes: outcome.map_or(0, |o| o.bytes),
+        already_ingested: plan.already(),
+        collisions: plan.collisions(),
+        skipped: plan.photos.iter().filter(|p| p.skipped).count(),
+        failed: outcome.map_or(0, |o| o.failed.len()),
+        stopped: outcome.and_then(|o| o.stopped.clone()),
+        decisions_carried: outcome.map_or(0, |o| o.decisions_carried),
+        times_written: outcome.map_or(0, |o| o.times_written),
+        seconds: outcome.map_or(0.0, |o| o.elapsed.as_secs_f64()),
+        items: plan
+            .photos
+            .iter()
+            .map(|p| PhotoOut {
+                source: p.source.clone(),
+                seq: p.seq,
+                names: p.files.iter().map(|f| options.to.join(&f.rel)).collect(),
+                already: p.already(),
+                collided: p.collided,
+                skipped: p.skipped,
+                body: p.body.clone(),
+                error: failed(&p.source),
+            })
+            .collect(),
     }
-    files
-        .into_iter()
-        .map(|path| {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let suffix = name
-                .strip_prefix(&stem)
-                .map(str::to_owned)
-                .unwrap_or_else(|| format!(".{name}"));
-            Member { path, suffix }
-        })
-        .collect()
-}
-
-fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
-    let mut s = stem.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let started = std::time::Instant::now();
-    if !args.source.is_dir() {
-        anyhow::bail!("not a folder: {}", args.source.display());
-    }
-    let pattern = Pattern::parse(&args.pattern)?;
+    let options = Options {
+        source: args.source.clone(),
+        to: args.to.clone(),
+        backups: args.backup.clone(),
+        pattern: Pattern::parse(&args.pattern)?,
+        job: args.job.clone(),
+        collisions: match args.on_collision {
+            OnCollision::Number => Collisions::Number,
+            OnCollision::Skip => Collisions::Skip,
+        },
+        write_times: args.write_times,
+    };
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-
-    let mut items = Vec::new();
-    scan::scan(&args.source, &AtomicBool::new(false), &mut |event| {
-        match event {
-            ScanEvent::Item(item) => items.push(item),
-            ScanEvent::Error(e) => eprintln!("darkroom: {}", e.cause()),
-        }
-        true
-    });
-    // Shooting order: the sequence numbers follow the capture times.
-    let mut items: Vec<(darkroom_library::Item, facts::Facts)> = items
-        .into_iter()
-        .map(|item| {
-            let f = facts::read(&item.primary).unwrap_or_default();
-            (item, f)
-        })
-        .collect();
-    items.sort_by(|a, b| (&a.1.taken, &a.0.primary).cmp(&(&b.1.taken, &b.0.primary)));
-
     let cancel = AtomicBool::new(false);
-    let mut report = Report {
-        photos: items.len(),
-        copied_photos: 0,
-        copied_files: 0,
-        bytes: 0,
-        already_ingested: 0,
-        failed: 0,
-        seconds: 0.0,
-        items: Vec::new(),
-    };
-    let mut seq = 0u64;
-    for (item, f) in &items {
-        let members = members(item);
-        // What of it was ingested before, by content: a size never seen needs no hash.
-        let mut new = Vec::new();
-        for m in members {
-            let size = std::fs::metadata(&m.path)
-                .with_context(|| format!("cannot read {}", m.path.display()))?
-                .len();
-            let seen = if catalog.ingested_size(size)? {
-                let sha = ingest::copy::hash_of(&m.path)?;
-                catalog.ingested(&sha, size)?.is_some()
-            } else {
-                false
-            };
-            if !seen {
-                new.push(m);
-            }
-        }
-        if new.is_empty() {
-            report.already_ingested += 1;
-            report.items.push(ItemOut {
-                source: item.primary.clone(),
-                copied: Vec::new(),
-                already: true,
-                error: None,
-            });
-            continue;
-        }
-        seq += 1;
-        let fields = Fields {
-            taken: f.taken.as_deref().and_then(parse_taken),
-            camera: f.camera.clone(),
-            serial: f.serial.clone(),
-            original: item
-                .primary
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            job: args.job.clone(),
-            seq,
-        };
-        let rendered = pattern.render(&fields);
-        let stem = rendered.with_extension("");
-        let suffixes: Vec<String> = new
-            .iter()
-            .map(|m| m.suffix.trim_start_matches('.').to_owned())
-            .collect();
-        let roots: Vec<&Path> = std::iter::once(args.to.as_path())
-            .chain(args.backup.iter().map(PathBuf::as_path))
-            .collect();
-        let taken = |p: &Path| roots.iter().any(|r| r.join(p).exists());
-        let stem = ingest::naming::resolve(&[(stem, suffixes)], &taken)
-            .into_iter()
-            .next()
-            .unwrap_or_default();
-        let mut out = ItemOut {
-            source: item.primary.clone(),
-            copied: Vec::new(),
-            already: false,
-            error: None,
-        };
-        for m in &new {
-            let rel = with_suffix(&stem, &m.suffix);
-            let dests: Vec<PathBuf> = roots.iter().map(|r| r.join(&rel)).collect();
-            match ingest::copy_verified(&m.path, &dests, &cancel, &mut |_| {}) {
-                Ok(copied) => {
-                    catalog.record_ingested(&IngestedFile {
-                        sha256: copied.sha256,
-                        size: copied.bytes,
-                        source: m.path.clone(),
-                        dest: dests[0].clone(),
-                    })?;
-                    report.copied_files += 1;
-                    report.bytes += copied.bytes;
-                    out.copied.push(dests[0].clone());
-                }
-                Err(e) => {
-                    eprintln!("darkroom: {e}");
-                    out.error = Some(e.to_string());
-                    break;
-                }
-            }
-        }
-        if out.error.is_some() {
-            report.failed += 1;
-        } else {
-            report.copied_photos += 1;
-        }
-        report.items.push(out);
+    let plan = ingest::plan(&options, &catalog, &cancel)?.with_collisions(options.collisions);
+    for cause in &plan.unreadable {
+        eprintln!("darkroom: {cause}");
     }
-    report.seconds = started.elapsed().as_secs_f64();
+    if args.plan {
+        let report = report_of(&plan, &options, None);
+        if args.json {
+            println!("{}", serde_json::to_string(&report)?);
+        } else {
+            for p in plan.photos.iter().filter(|p| !p.already()) {
+                let note = match (p.collided, p.skipped) {
+                    (_, true) => "  (name taken: left on the card)",
+                    (true, false) => "  (name taken: numbered)",
+                    _ => "",
+                };
+                for f in &p.files {
+                    println!("{} → {}{note}", f.source.display(), f.rel.display());
+                }
+            }
+            println!(
+                "{} photos to copy ({} files, {:.1} MB) · {} ingested before · {} names taken",
+                plan.new_photos(),
+                plan.files(),
+                plan.bytes() as f64 / 1e6,
+                plan.already(),
+                plan.collisions()
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+
+    let live = std::io::stderr().is_terminal();
+    let outcome = ingest::run(&plan, &options, &mut catalog, &cancel, &mut |event| match event {
+        Event::Progress(p) if live => {
+            eprint!("\r{}\x1b[K", p.line());
+            let _ = std::io::stderr().flush();
+        }
+        Event::Failed { source, error } => {
+            eprintln!("{}darkroom: {error} ({})", if live { "\n" } else { "" }, source.display());
+        }
+        _ => {}
+    });
+    if live {
+        eprintln!();
+    }
+    if let Some(why) = &outcome.stopped {
+        eprintln!("darkroom: ingest stopped: {why}; run it again to continue");
+    }
+    for why in &outcome.times_not_written {
+        eprintln!("darkroom: capture time not corrected: {why}");
+    }
+    let report = report_of(&plan, &options, Some(&outcome));
     if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
@@ -252,20 +205,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             report.seconds
         );
     }
-    Ok(if report.failed > 0 {
+    Ok(if report.failed > 0 || report.stopped.is_some() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// "2026-06-13 14:02:35" → [2026, 6, 13, 14, 2, 35].
-fn parse_taken(t: &str) -> Option<[u32; 6]> {
-    let n: Vec<u32> = t
-        .split(|c: char| !c.is_ascii_digit())
-        .filter(|s| !s.is_empty())
-        .map(str::parse)
-        .collect::<Result<_, _>>()
-        .ok()?;
-    n.get(..6)?.try_into().ok()
 }

@@ -2,6 +2,7 @@
 //! `services`; none imports another command or the CLI root.
 
 pub mod backend;
+pub mod clock;
 pub mod decide;
 pub mod export;
 pub mod faces;

@@ -219,6 +219,8 @@ pub struct Culling {
     generation: u64,
     pub root: Option<PathBuf>,
     entries: Vec<Photo>,
+    /// Every entry's primary file: a photo is never listed twice.
+    known: std::collections::HashSet<PathBuf>,
     /// Indices into the entries, in the order shown.
     pub visible: Vec<usize>,
     /// Position in `visible`: the photo the keys move and the loupe shows.
@@ -258,6 +260,7 @@ impl Default for Culling {
             generation: 0,
             root: None,
             entries: Vec::new(),
+            known: Default::default(),
             visible: Vec::new(),
             selected: 0,
             selection: BTreeSet::new(),
@@ -283,6 +286,7 @@ impl Culling {
         self.generation += 1;
         self.root = Some(root);
         self.entries.clear();
+        self.known.clear();
         self.visible.clear();
         self.undo.clear();
         self.answered_before.clear();
@@ -346,8 +350,15 @@ impl Culling {
 
     /// A photo the scan found; shown once `refilter` runs.
     pub fn push(&mut self, item: Item) -> EntryId {
+        self.known.insert(item.primary.clone());
         self.entries.push(Photo::new(item));
         self.id(self.entries.len() - 1)
+    }
+
+    /// As [`Culling::push`], unless the photo is already here (the scan and the ingest can
+    /// both report a photo that landed while the folder was being read).
+    pub fn push_new(&mut self, item: Item) -> Option<EntryId> {
+        (!self.known.contains(&item.primary)).then(|| self.push(item))
     }
 
     pub fn photos(&self) -> Vec<PathBuf> {

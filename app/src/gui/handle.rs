@@ -96,6 +96,18 @@ impl DarkRoom {
                     };
                 }
             }
+            Intent::OpenIngest => self.open_ingest(),
+            Intent::Ingest(action) => {
+                self.windows.ingest.act(
+                    action,
+                    &self.env.pick_folder,
+                    self.env.catalog_path.clone(),
+                    &self.env.wake,
+                );
+                if !self.windows.ingest.showing() && self.overlay == Overlay::Ingest {
+                    self.overlay = Overlay::None;
+                }
+            }
             Intent::Export(action) => {
                 self.windows.export.act(action, &self.env.wake);
                 if !self.windows.export.showing() && self.overlay == Overlay::Export {
@@ -196,6 +208,7 @@ impl DarkRoom {
             Action::ApplyProposal => self.apply_proposal(),
             Action::DiscardProposal => self.cull.discard_proposal(),
             Action::ExportPicks => self.export_picks(),
+            Action::Ingest => self.open_ingest(),
             Action::FilterAll => self.cull.set_filter(Filter::All),
             Action::FilterPicks => self.cull.set_filter(Filter::Picks),
             Action::FilterRejects => self.cull.set_filter(Filter::Rejects),
@@ -208,6 +221,10 @@ impl DarkRoom {
     /// Esc or the window's ×: closing the export window cancels it (a running copy stops
     /// between chunks, and says what it did).
     fn close_overlay(&mut self) {
+        if self.overlay == Overlay::Ingest {
+            // A running ingest goes on behind: the photographer culls what landed.
+            self.windows.ingest.hide();
+        }
         if self.overlay == Overlay::Export {
             self.windows
                 .export
@@ -329,6 +346,44 @@ impl DarkRoom {
     pub fn apply_proposal(&mut self) {
         let jobs = self.cull.apply_proposal();
         self.send_decisions(jobs);
+    }
+
+    /// The Ingest window; a card open in the window is the card to ingest.
+    pub fn open_ingest(&mut self) {
+        // A folder whose photos are in a DCIM tree is a card (a path's words: no I/O here).
+        let on_card = self
+            .cull
+            .entries()
+            .iter()
+            .any(|e| darkroom_library::card::in_dcim(&e.item.primary));
+        let card = self.cull.root.clone().filter(|_| on_card);
+        self.windows
+            .ingest
+            .start(card, self.env.catalog_path.clone(), &self.env.wake);
+        self.overlay = Overlay::Ingest;
+    }
+
+    /// Photos the ingest landed on the working folder: that folder is shown (opened at the
+    /// first), each photo added as it lands, so culling starts before the copy ends.
+    pub(super) fn show_landed(&mut self, to: PathBuf, landed: Vec<Vec<PathBuf>>) {
+        if self.cull.root.as_deref() != Some(to.as_path()) {
+            // Its scan finds what landed so far; later photos come as they land.
+            self.open(to);
+        }
+        let mut found = false;
+        for files in landed {
+            for item in darkroom_library::scan::items_of(files) {
+                let path = item.primary.clone();
+                if let Some(id) = self.cull.push_new(item) {
+                    self.gallery.push(id);
+                    self.tasks.import_queue.push_back((id, path));
+                    found = true;
+                }
+            }
+        }
+        if found {
+            self.cull.refilter();
+        }
     }
 
     /// Copy the picks to a folder: the dialog, the plan, then the export window asks how.

@@ -20,6 +20,7 @@ pub enum Overlay {
     About,
     Models,
     Export,
+    Ingest,
 }
 
 /// A change the user made in Settings, applied (and persisted) by the app off the UI thread.
@@ -44,6 +45,27 @@ pub enum ExportAction {
     Start,
     SetMode(darkroom_library::export::Mode),
     SetExisting(darkroom_library::export::Existing),
+    /// Cancel the running copy, or close the window.
+    Cancel,
+}
+
+/// Which folder of the Ingest window a dialog chooses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IngestSlot {
+    Card,
+    To,
+    Backup,
+}
+
+/// What a click in the Ingest window asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IngestAction {
+    Choose(IngestSlot),
+    NoBackup,
+    /// Plan, then copy (asking first when names are taken).
+    Start,
+    /// The answer to names taken on a drive.
+    Collisions(crate::services::ingest::Collisions),
     /// Cancel the running copy, or close the window.
     Cancel,
 }
@@ -121,6 +143,9 @@ pub enum Intent {
     /// Copy the picks to a folder (the dialog asks which).
     ExportPicks,
     Export(ExportAction),
+    /// Show the Ingest window.
+    OpenIngest,
+    Ingest(IngestAction),
     /// Closing while decisions save, asked again: close anyway (true) or keep saving.
     CloseAnyway(bool),
 }

@@ -53,6 +53,7 @@ pub enum Action {
     ApplyProposal,
     DiscardProposal,
     ExportPicks,
+    Ingest,
 }
 
 pub struct Binding {
@@ -348,6 +349,12 @@ pub const KEYMAP: &[Binding] = &[
         Action::ExportPicks,
         "Ctrl+E",
         "Copy the picks to a folder",
+    ),
+    ctrl(
+        Key::G,
+        Action::Ingest,
+        "Ctrl+G",
+        "Ingest a card onto the working drive and a backup",
     ),
     bind(
         Key::B,

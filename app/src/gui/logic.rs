@@ -5,6 +5,9 @@
 
 use std::time::Duration;
 
+/// Said when the folder opened is a camera's card.
+const CARD_NOTICE: &str = "This is a camera card: nothing is written to it. Decisions are kept in the catalog and go into the copies' sidecars when you ingest (Ctrl+G).";
+
 use darkroom_library::ScanEvent;
 
 use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
@@ -62,6 +65,7 @@ impl DarkRoom {
         self.poll_index();
         self.poll_models();
         self.poll_export();
+        self.poll_ingest();
         self.poll_settings_writer();
         if self.busy() {
             ctx.request_repaint_after(Duration::from_millis(100));
@@ -116,7 +120,12 @@ impl DarkRoom {
             match event {
                 ScanEvent::Item(item) => {
                     let path = item.primary.clone();
-                    let id = self.cull.push(item);
+                    if self.cull.entries().is_empty() && darkroom_library::card::in_dcim(&path) {
+                        self.notices.push(CARD_NOTICE);
+                    }
+                    let Some(id) = self.cull.push_new(item) else {
+                        continue;
+                    };
                     self.gallery.push(id);
                     self.tasks.import_queue.push_back((id, path));
                 }
@@ -448,6 +457,26 @@ impl DarkRoom {
         {
             // The picks left this folder: show it as it is now.
             self.open(root);
+        }
+    }
+
+    fn poll_ingest(&mut self) {
+        use super::windows::ingest::IngestNews;
+        let news = self
+            .windows
+            .ingest
+            .poll(self.env.catalog_path.clone(), &self.env.wake);
+        match news {
+            Some(IngestNews::Landed(to, landed)) => self.show_landed(to, landed),
+            Some(IngestNews::Ended) => {
+                if let Some(outcome) = &self.windows.ingest.outcome {
+                    let text = match outcome {
+                        Ok(t) | Err(t) => format!("Ingest: {t}"),
+                    };
+                    self.notices.push(text);
+                }
+            }
+            None => {}
         }
     }
 

@@ -398,6 +398,7 @@ impl DarkRoom {
             && !self.choosing_folder()
             && !self.windows.models.busy()
             && !self.windows.export.busy()
+            && !self.windows.ingest.working()
             && self.ui_state.grid_offset.is_none()
             && t.import_queue.is_empty()
             && t.imports_in_flight == 0
@@ -445,5 +446,6 @@ impl DarkRoom {
             || !self.all_acknowledged()
             || self.windows.models.busy()
             || self.windows.export.busy()
+            || self.windows.ingest.working()
     }
 }

@@ -4,6 +4,7 @@
 
 mod app_settings;
 pub mod cull;
+pub mod ingest;
 
 use std::path::PathBuf;
 use std::time::Duration;

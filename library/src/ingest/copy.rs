@@ -34,6 +34,21 @@ pub enum IngestError {
     Exists { path: PathBuf },
     #[error("cancelled: {}", path.display())]
     Cancelled { path: PathBuf },
+    #[error("the photo changed or vanished while it was copied ({read} of {size} bytes read): {}", path.display())]
+    Changed { size: u64, read: u64, path: PathBuf },
+}
+
+impl IngestError {
+    /// The destination is at fault (full, gone, read-only): every later copy to it fails too.
+    pub fn is_destination(&self) -> bool {
+        matches!(
+            self,
+            IngestError::Io { what, .. } if what.starts_with("cannot write")
+                || what.starts_with("cannot flush")
+                || what.starts_with("cannot make")
+                || what.starts_with("cannot name")
+        ) || matches!(self, IngestError::Mismatch { .. })
+    }
 }
 
 fn io<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(std::io::Error) -> IngestError + 'a {
@@ -70,19 +85,26 @@ pub fn copy_verified(
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Copied, IngestError> {
     let file = File::open(source).map_err(io("cannot open the photo", source))?;
-    copy_verified_from(file, source, dests, cancel, advanced)
+    let size = file
+        .metadata()
+        .map_err(io("cannot read the photo", source))?
+        .len();
+    copy_verified_from(file, Some(size), source, dests, cancel, advanced)
 }
 
-/// As [`copy_verified`], from a reader standing for `source` (a test's failing reader).
+/// As [`copy_verified`], from a reader standing for `source` (a test's failing reader) that
+/// should yield `size` bytes, when known: fewer or more is the photo changing under the copy
+/// (a file truncated or replaced on the card), never a complete copy.
 pub fn copy_verified_from(
     reader: impl Read,
+    size: Option<u64>,
     source: &Path,
     dests: &[PathBuf],
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Copied, IngestError> {
     let parts: Vec<PathBuf> = dests.iter().map(|d| part_path(d)).collect();
-    let result = write_and_verify(reader, source, dests, &parts, cancel, advanced);
+    let result = write_and_verify(reader, size, source, dests, &parts, cancel, advanced);
     // Whatever happened, no temporary stays behind.
     for p in &parts {
         let _ = std::fs::remove_file(p);
@@ -92,6 +114,7 @@ pub fn copy_verified_from(
 
 fn write_and_verify(
     mut reader: impl Read,
+    size: Option<u64>,
     source: &Path,
     dests: &[PathBuf],
     parts: &[PathBuf],
@@ -132,6 +155,13 @@ fn write_and_verify(
         }
         bytes += n as u64;
         advanced(n as u64);
+    }
+    if let Some(size) = size.filter(|&s| s != bytes) {
+        return Err(IngestError::Changed {
+            size,
+            read: bytes,
+            path: source.to_path_buf(),
+        });
     }
     let expected = hex::encode(hash.finalize());
     for (out, p) in outs.iter_mut().zip(parts) {
@@ -304,6 +334,7 @@ mod tests {
         let dests = [t.path().join("work/b.CR3"), t.path().join("backup/b.CR3")];
         let err = copy_verified_from(
             Pulled(2),
+            None,
             &src,
             &dests,
             &AtomicBool::new(false),
@@ -322,6 +353,65 @@ mod tests {
         let (src, bytes) = photo(t.path(), 1000);
         copy_verified(&src, &dests, &AtomicBool::new(false), &mut |_| {}).expect("copied");
         assert_eq!(std::fs::read(&dests[1]).expect("copy"), bytes);
+    }
+
+    /// The photo itself, on disk, cut short after the first chunk was read: what a file
+    /// rewritten or removed from a card by the camera or another program looks like to a
+    /// reader that already has it open.
+    struct Vanishing {
+        file: File,
+        path: PathBuf,
+        reads: usize,
+    }
+
+    impl Read for Vanishing {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            if self.reads == 1 {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&self.path)?
+                    .set_len(0)?;
+                std::fs::remove_file(&self.path)?;
+            }
+            self.reads += 1;
+            self.file.read(buf)
+        }
+    }
+
+    #[test]
+    fn a_photo_that_vanishes_mid_copy_is_an_error_never_a_short_copy() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, bytes) = photo(t.path(), 3 * CHUNK);
+        let file = File::open(&src).expect("open");
+        let dests = [t.path().join("work/d.CR3"), t.path().join("backup/d.CR3")];
+        let err = copy_verified_from(
+            Vanishing {
+                file,
+                path: src.clone(),
+                reads: 0,
+            },
+            Some(bytes.len() as u64),
+            &src,
+            &dests,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .expect_err("a short read is no copy");
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with(&format!(
+                "the photo changed or vanished while it was copied ({CHUNK} of {} bytes read): ",
+                bytes.len()
+            )) && msg.ends_with("IMG_0001.CR3"),
+            "{msg}"
+        );
+        assert!(!err.is_destination(), "the card's fault, not the drive's");
+        assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
+        assert_eq!(files(&t.path().join("backup")), Vec::<String>::new());
+        // The card back in, the photo whole: the next copy completes.
+        let (src, bytes) = photo(t.path(), 3 * CHUNK);
+        copy_verified(&src, &dests, &AtomicBool::new(false), &mut |_| {}).expect("copied");
+        assert_eq!(std::fs::read(&dests[0]).expect("copy"), bytes);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod copy;
 pub mod naming;
+pub mod retime;
 
 pub use copy::{Copied, IngestError, copy_verified};
 pub use naming::{Fields, Pattern, PatternError};

@@ -175,7 +175,7 @@ pub fn capture_time(data: &[u8]) -> Option<f64> {
 }
 
 /// "YYYY:MM:DD HH:MM:SS" → seconds since 1970-01-01 (proleptic Gregorian, no zone).
-fn parse_exif_datetime(text: &str) -> Option<f64> {
+pub(crate) fn parse_exif_datetime(text: &str) -> Option<f64> {
     let b = text.as_bytes();
     if b.len() < 19 || b[4] != b':' || b[7] != b':' || b[13] != b':' || b[16] != b':' {
         return None;

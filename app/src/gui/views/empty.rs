@@ -23,6 +23,13 @@ pub fn empty_ui(
         if choosing {
             ui.label("Choosing a folder…");
         }
+        if ui
+            .button("Ingest a card…")
+            .on_hover_text("Copy a card onto the working drive and a backup, renamed and verified; cull as it copies (Ctrl+G)")
+            .clicked()
+        {
+            intents.push(Intent::OpenIngest);
+        }
         ui.add_space(8.0);
         // For a path at hand, and where no folder dialog can be shown (no XDG portal).
         ui.horizontal(|ui| {

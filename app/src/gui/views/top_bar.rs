@@ -32,6 +32,15 @@ pub fn top_bar_ui(
             if ui.button("Help (?)").clicked() {
                 intents.push(Intent::ShowOverlay(Overlay::Help));
             }
+            // While a card is copied behind the grid, where it stands (and the way back to it).
+            if let Some(line) = app.windows.ingest.running_line()
+                && ui
+                    .button(line)
+                    .on_hover_text("The ingest: progress and Cancel (Ctrl+G)")
+                    .clicked()
+            {
+                intents.push(Intent::OpenIngest);
+            }
             if app.root().is_some()
                 && ui
                     .add_enabled(!app.choosing_folder(), egui::Button::new("Open…"))

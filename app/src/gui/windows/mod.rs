@@ -1,10 +1,11 @@
-//! The overlay windows (Help, Settings, About, Models, Export), each a struct behind [`AppWindow`], as
+//! The overlay windows (Help, Settings, About, Models, Export, Ingest), each a struct behind [`AppWindow`], as
 //! egui_demo_lib does it: one frame for all of them, one at a time, Esc closes. They render the
 //! state they are given and return what the user asked for as intents.
 
 mod about;
 pub mod export;
 mod help;
+pub mod ingest;
 pub mod models;
 pub mod settings;
 
@@ -20,6 +21,7 @@ pub use super::intent::Overlay;
 pub use about::AboutWindow;
 pub use export::ExportWindow;
 pub use help::HelpWindow;
+pub use ingest::IngestWindow;
 pub use models::ModelsWindow;
 pub use settings::SettingsWindow;
 
@@ -47,6 +49,7 @@ pub struct Windows {
     pub about: AboutWindow,
     pub models: ModelsWindow,
     pub export: ExportWindow,
+    pub ingest: IngestWindow,
 }
 
 impl Windows {
@@ -58,6 +61,7 @@ impl Windows {
             Overlay::About => &mut self.about,
             Overlay::Models => &mut self.models,
             Overlay::Export => &mut self.export,
+            Overlay::Ingest => &mut self.ingest,
         })
     }
 

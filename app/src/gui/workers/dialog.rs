@@ -18,6 +18,9 @@ pub struct FolderAsk {
 pub const OPEN_FOLDER: &str = "Open a folder of photos";
 pub const MODELS_FOLDER: &str = "Install models from a folder";
 pub const EXPORT_FOLDER: &str = "Copy the picks into a folder";
+pub const INGEST_CARD: &str = "The card to ingest";
+pub const INGEST_TO: &str = "Ingest onto this working folder";
+pub const INGEST_BACKUP: &str = "Back the card up into this folder";
 
 /// The system's folder dialog (the XDG portal on Linux, so Flatpak works; the shell dialog on
 /// Windows). It blocks until the user answers, so it runs on a thread of its own.

@@ -1,8 +1,8 @@
 //! Background work for the window, one module per worker, each named, bounded and
 //! cancellable, reporting through a [`Task`](super::tasks::Task) the window polls in `logic`:
 //! the folder scan, the picture pool, the catalog thread, the settings writer, the folder
-//! dialog, the index job, face close-ups, the folder's analysis, the model manager and the
-//! export. Every result carries the id it was asked for.
+//! dialog, the index job, face close-ups, the folder's analysis, the model manager, the
+//! export and the ingest. Every result carries the id it was asked for.
 
 mod analysis;
 mod catalog;
@@ -10,6 +10,7 @@ mod dialog;
 mod export;
 mod faces;
 mod index;
+mod ingest;
 mod models;
 mod pictures;
 mod scan;
@@ -21,12 +22,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub use analysis::{AnalysisAnswer, FolderAnalysis, load_analysis};
 pub use catalog::{CatalogReport, CatalogRequest, CatalogThread, catalog_thread};
 pub use dialog::{
-    EXPORT_FOLDER, FolderAsk, MODELS_FOLDER, OPEN_FOLDER, PickFolder, pick_folder,
-    system_folder_dialog,
+    EXPORT_FOLDER, FolderAsk, INGEST_BACKUP, INGEST_CARD, INGEST_TO, MODELS_FOLDER, OPEN_FOLDER,
+    PickFolder, pick_folder, system_folder_dialog,
 };
 pub use export::{export, export_plan};
 pub use faces::{FACE_CROP_MAX, FaceCrop, FaceCrops};
 pub use index::{IndexLive, IndexRequest, index_job};
+pub use ingest::{Landed, ingest, ingest_plan};
 pub use models::{ModelsMsg, ModelsRequest, models_job};
 pub use pictures::{
     CLIPPING_SIDE, FULL_TILE, FullMade, Made, PictureQueue, ThumbDone, ThumbJob, ThumbPool, Want,

@@ -1,0 +1,161 @@
+//! `darkroom bench-ingest`: the ingest against `cp` over the same files on the same disk, side
+//! by side in one run, each contender in turn every round (the page cache dropped before each
+//! where the process may, `--drop-caches`). Contenders: `cp -r` then `sync` (the copy made
+//! durable: the ingest's copies are flushed before they count), `cp -r` + `sha256sum` of the
+//! originals and the copies (what a careful photographer does by hand), and the ingest with
+//! verification to one drive and to two. Ratios are speed relative to `cp` + `sync`; the bar
+//! (issue 27) is the verified ingest at ≥ 0.9×.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use darkroom_catalog::{Catalog, SidecarNaming};
+use darkroom_library::ingest::Pattern;
+
+use crate::services::ingest::{self, Collisions, Options};
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// A scratch folder on the disk to measure (the card and every copy go here).
+    #[arg(long)]
+    pub scratch: PathBuf,
+    /// Files on the card.
+    #[arg(long, default_value_t = 40)]
+    pub files: usize,
+    /// Each file's size, MB (a 24 MP RAW is about 25).
+    #[arg(long, default_value_t = 25)]
+    pub mb: usize,
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Drop the page cache before each contender (root only): the card read from disk.
+    #[arg(long)]
+    pub drop_caches: bool,
+}
+
+/// A card of `n` RAW-sized files of incompressible bytes (a fixed generator: the same card
+/// every run), made once.
+fn make_card(dir: &Path, n: usize, mb: usize) -> anyhow::Result<PathBuf> {
+    let folder = dir.join("card/DCIM/100BENCH");
+    std::fs::create_dir_all(&folder)?;
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for k in 0..n {
+        let path = folder.join(format!("IMG_{:04}.CR3", k + 1));
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() == (mb << 20) as u64) {
+            continue;
+        }
+        let mut bytes = vec![0u8; mb << 20];
+        for chunk in bytes.chunks_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
+        }
+        std::fs::write(&path, bytes)?;
+    }
+    Ok(dir.join("card"))
+}
+
+fn drop_caches() -> anyhow::Result<()> {
+    let status = Command::new("sync").status()?;
+    anyhow::ensure!(status.success(), "sync failed");
+    std::fs::write("/proc/sys/vm/drop_caches", "3\n")
+        .context("cannot drop the page cache (root only): /proc/sys/vm/drop_caches")
+}
+
+fn sh(script: &str) -> anyhow::Result<()> {
+    let status = Command::new("sh").args(["-c", script]).status()?;
+    anyhow::ensure!(status.success(), "failed: {script}");
+    Ok(())
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+pub fn main(a: Args) -> anyhow::Result<ExitCode> {
+    let scratch = &a.scratch;
+    std::fs::create_dir_all(scratch)?;
+    let card = make_card(scratch, a.files, a.mb)?;
+    let bytes = (a.files * (a.mb << 20)) as f64;
+    let q = |p: &Path| format!("'{}'", p.display());
+    let names = ["cp + sync", "cp + sha256sum", "ingest, 1 drive", "ingest, 2 drives"];
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); names.len()];
+    for round in 0..a.rounds {
+        for k in 0..names.len() {
+            // Each round starts with another contender, so none always follows the same one.
+            let c = (k + round) % names.len();
+            let out = scratch.join("out");
+            let _ = std::fs::remove_dir_all(&out);
+            std::fs::create_dir_all(&out)?;
+            sh("sync")?;
+            if a.drop_caches {
+                drop_caches()?;
+            }
+            let started = Instant::now();
+            match c {
+                0 => sh(&format!("cp -r {}/DCIM {} && sync", q(&card), q(&out)))?,
+                1 => sh(&format!(
+                    "cp -r {card}/DCIM {out} && (cd {card}/DCIM && sha256sum */* > {out}/sums) \
+                     && (cd {out}/DCIM && sha256sum -c --quiet {out}/sums) && sync",
+                    card = q(&card),
+                    out = q(&out)
+                ))?,
+                _ => {
+                    let catalog = out.join("catalog.sqlite");
+                    let mut c2 = Catalog::open(&catalog, SidecarNaming::default())?;
+                    let options = Options {
+                        source: card.clone(),
+                        to: out.join("work"),
+                        backups: if c == 3 {
+                            vec![out.join("backup")]
+                        } else {
+                            Vec::new()
+                        },
+                        pattern: Pattern::parse(ingest::DEFAULT_PATTERN)?,
+                        job: String::new(),
+                        collisions: Collisions::Number,
+                        write_times: false,
+                    };
+                    let cancel = AtomicBool::new(false);
+                    let plan = ingest::plan(&options, &c2, &cancel)?;
+                    let outcome = ingest::run(&plan, &options, &mut c2, &cancel, &mut |_| {});
+                    anyhow::ensure!(
+                        outcome.failed.is_empty() && outcome.copied_files == a.files,
+                        "the ingest did not copy every file: {:?}",
+                        outcome.failed
+                    );
+                }
+            }
+            times[c].push(started.elapsed());
+        }
+    }
+    let _ = std::fs::remove_dir_all(scratch.join("out"));
+    let base = median(times[0].clone()).as_secs_f64();
+    println!(
+        "{} files × {} MB ({:.2} GB) on {}, median of {} rounds{}",
+        a.files,
+        a.mb,
+        bytes / 1e9,
+        scratch.display(),
+        a.rounds,
+        if a.drop_caches {
+            ", page cache dropped before each"
+        } else {
+            ""
+        }
+    );
+    println!("{:<20} {:>9} {:>10} {:>12}", "contender", "seconds", "MB/s", "speed vs cp");
+    for (name, t) in names.iter().zip(&times) {
+        let s = median(t.clone()).as_secs_f64();
+        println!(
+            "{name:<20} {s:>9.2} {:>10.0} {:>11.2}×",
+            bytes / 1e6 / s,
+            base / s
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,646 @@
+//! Ingest as the command and the window share it: a [`Plan`] first (the card scanned and only
+//! read, the photos in shooting order on the shoot's one clock, each photo's files — a RAW,
+//! its JPEG twin, their sidecars — named by the pattern under one stem, what was ingested
+//! before left out by content, names already on a drive asked about), then [`run`]: each file
+//! read once and written to every drive, verified before it takes its name, recorded as it
+//! lands, so a run stopped anywhere (a card pulled, a disk full, cancel, kill) is continued by
+//! the next: what landed is recognised, what did not is copied again under the same name.
+//! Decisions made on the card travel into the working copy's sidecar; clock corrections are
+//! written into the copies only when asked.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
+
+use darkroom_catalog::{Catalog, Decision, IngestedFile};
+use darkroom_library::ingest::{self, Fields, IngestError, Pattern};
+use darkroom_library::{Item, ScanEvent, clock, facts, scan, sidecars};
+
+/// The naming pattern when none is given: a folder per day, the camera's own name.
+pub const DEFAULT_PATTERN: &str = "{date}/{name}";
+
+/// What to do with a photo whose name is already taken on a drive by another file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Collisions {
+    /// Give it the next free name: `-2`, `-3`, … (nothing is ever overwritten).
+    #[default]
+    Number,
+    /// Leave it on the card.
+    Skip,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The card (a DCIM root or any folder).
+    pub source: PathBuf,
+    /// The working drive's folder.
+    pub to: PathBuf,
+    pub backups: Vec<PathBuf>,
+    pub pattern: Pattern,
+    pub job: String,
+    pub collisions: Collisions,
+    /// Write each body's clock correction into the copies' EXIF times.
+    pub write_times: bool,
+}
+
+impl Options {
+    /// The working drive, then each backup.
+    pub fn roots(&self) -> Vec<&Path> {
+        std::iter::once(self.to.as_path())
+            .chain(self.backups.iter().map(PathBuf::as_path))
+            .collect()
+    }
+}
+
+/// One file of a photo to bring in.
+#[derive(Debug, Clone)]
+pub struct PlannedFile {
+    pub source: PathBuf,
+    pub size: u64,
+    /// Its new path under each drive.
+    pub rel: PathBuf,
+    /// The drives (indices into [`Options::roots`]) still without it: a drive holding the
+    /// same bytes under this name already (a run stopped after it landed) is not written to.
+    pub missing: Vec<usize>,
+}
+
+/// One photo of the card.
+#[derive(Debug, Clone)]
+pub struct PlannedPhoto {
+    /// Its primary file on the card (the RAW of a pair): where decisions made on the card are.
+    pub source: PathBuf,
+    /// Its place in shooting order, from 1: the `{seq}`, the same in every run.
+    pub seq: u64,
+    pub body: Option<String>,
+    /// The body's clock correction, seconds.
+    pub offset_s: f64,
+    /// Capture time on the shoot's clock (the correction applied), seconds since 1970.
+    pub taken: Option<i64>,
+    /// What is still to copy; empty when every file was ingested before.
+    pub files: Vec<PlannedFile>,
+    /// Its new path under each drive, without extension (the pattern's, or numbered).
+    pub stem: PathBuf,
+    /// The pattern's name was taken on a drive by another file.
+    pub collided: bool,
+    /// Left on the card ([`Collisions::Skip`]).
+    pub skipped: bool,
+}
+
+impl PlannedPhoto {
+    pub fn already(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// The primary file's new path, relative to a drive.
+    pub fn primary_rel(&self) -> Option<&Path> {
+        let name = self.source.file_name()?.to_string_lossy().into_owned();
+        self.files
+            .iter()
+            .find(|f| f.source.file_name().is_some_and(|n| *n.to_string_lossy() == name))
+            .map(|f| f.rel.as_path())
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    pub photos: Vec<PlannedPhoto>,
+    /// Folders or files the scan could not read, each with its cause.
+    pub unreadable: Vec<String>,
+}
+
+impl Plan {
+    fn to_copy(&self) -> impl Iterator<Item = &PlannedPhoto> {
+        self.photos.iter().filter(|p| !p.already() && !p.skipped)
+    }
+
+    pub fn files(&self) -> usize {
+        self.to_copy().map(|p| p.files.len()).sum()
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.to_copy()
+            .flat_map(|p| &p.files)
+            .map(|f| f.size)
+            .sum()
+    }
+
+    pub fn new_photos(&self) -> usize {
+        self.to_copy().count()
+    }
+
+    pub fn already(&self) -> usize {
+        self.photos.iter().filter(|p| p.already()).count()
+    }
+
+    pub fn collisions(&self) -> usize {
+        self.photos.iter().filter(|p| p.collided).count()
+    }
+
+    /// The same plan with collisions handled as `collisions` says (the window's answer).
+    pub fn with_collisions(mut self, collisions: Collisions) -> Plan {
+        for p in &mut self.photos {
+            p.skipped = p.collided && collisions == Collisions::Skip;
+        }
+        self
+    }
+}
+
+/// A file of a photo: where it is, and what follows the photo's stem in its name (".CR3",
+/// ".JPG", ".CR3.xmp").
+struct Member {
+    path: PathBuf,
+    suffix: String,
+}
+
+fn members(item: &Item) -> Vec<Member> {
+    let stem = item
+        .primary
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut files: Vec<PathBuf> = item.files().map(Path::to_path_buf).collect();
+    for f in item.files() {
+        for s in sidecars::of(f) {
+            if !files.contains(&s) {
+                files.push(s);
+            }
+        }
+    }
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let suffix = name
+                .strip_prefix(&stem)
+                .map(str::to_owned)
+                .unwrap_or_else(|| format!(".{name}"));
+            Member { path, suffix }
+        })
+        .collect()
+}
+
+fn with_suffix(stem: &Path, suffix: &str) -> PathBuf {
+    let mut s = stem.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Whether `path` holds exactly the bytes of `source` (sizes first: a hash only when they
+/// agree).
+fn holds_same_bytes(path: &Path, source: &Path, size: u64) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() == size)
+        && matches!(
+            (ingest::copy::hash_of(path), ingest::copy::hash_of(source)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// A photo of the card as the names are made from it, in shooting order.
+#[derive(Debug, Clone)]
+pub struct Surveyed {
+    pub item: Item,
+    /// What its name is made from (the job and sequence left to the plan).
+    pub fields: Fields,
+    pub body: Option<String>,
+    pub offset_s: f64,
+    /// Capture time on the shoot's clock, seconds since 1970.
+    pub taken: Option<i64>,
+}
+
+/// The card's photos in shooting order on the shoot's one clock (each body's correction
+/// applied), with what their names are made from; and what could not be read. Only reads.
+pub fn survey(
+    source: &Path,
+    catalog: &Catalog,
+    cancel: &AtomicBool,
+) -> anyhow::Result<(Vec<Surveyed>, Vec<String>)> {
+    if !source.is_dir() {
+        anyhow::bail!("the card is not a folder: {}", source.display());
+    }
+    let mut items = Vec::new();
+    let mut unreadable = Vec::new();
+    scan::scan(source, cancel, &mut |event| {
+        match event {
+            ScanEvent::Item(item) => items.push(item),
+            ScanEvent::Error(e) => unreadable.push(e.cause()),
+        }
+        true
+    });
+    let mut photos = Vec::with_capacity(items.len());
+    for item in items {
+        let f = facts::read(&item.primary).unwrap_or_default();
+        let body = f.body();
+        let offset_s = match &body {
+            Some(b) => catalog.clock_offset(b)?,
+            None => 0.0,
+        };
+        let taken = f
+            .taken
+            .as_deref()
+            .and_then(clock::seconds_of)
+            .map(|t| t + offset_s.round() as i64);
+        let fields = Fields {
+            taken: taken.map(clock::fields_of),
+            camera: f.camera.clone(),
+            serial: f.serial.clone(),
+            original: item
+                .primary
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            job: String::new(),
+            seq: 0,
+        };
+        photos.push(Surveyed {
+            item,
+            fields,
+            body,
+            offset_s,
+            taken,
+        });
+    }
+    photos.sort_by(|a, b| (a.taken, &a.item.primary).cmp(&(b.taken, &b.item.primary)));
+    for (k, p) in photos.iter_mut().enumerate() {
+        p.fields.seq = k as u64 + 1;
+    }
+    Ok((photos, unreadable))
+}
+
+/// The first `n` names the pattern gives the surveyed photos: the window's live preview.
+pub fn preview(photos: &[Surveyed], pattern: &Pattern, job: &str, n: usize) -> Vec<PathBuf> {
+    photos
+        .iter()
+        .take(n)
+        .map(|p| {
+            pattern.render(&Fields {
+                job: job.to_owned(),
+                ..p.fields.clone()
+            })
+        })
+        .collect()
+}
+
+/// Scan the card and decide every photo's names; nothing is written.
+pub fn plan(options: &Options, catalog: &Catalog, cancel: &AtomicBool) -> anyhow::Result<Plan> {
+    let (photos, unreadable) = survey(&options.source, catalog, cancel)?;
+    name_all(photos, unreadable, options, catalog)
+}
+
+fn name_all(
+    photos: Vec<Surveyed>,
+    unreadable: Vec<String>,
+    options: &Options,
+    catalog: &Catalog,
+) -> anyhow::Result<Plan> {
+    let roots = options.roots();
+    let mut planned_names: HashSet<PathBuf> = HashSet::new();
+    let mut out = Vec::with_capacity(photos.len());
+    for surveyed in photos {
+        let Surveyed {
+            item,
+            fields,
+            body,
+            offset_s,
+            taken,
+        } = surveyed;
+        let seq = fields.seq;
+        // What of it was ingested before, by content: a size never seen needs no hash.
+        let mut new = Vec::new();
+        for m in members(&item) {
+            let size = std::fs::metadata(&m.path)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", m.path.display()))?
+                .len();
+            let seen = catalog.ingested_size(size)? && {
+                let sha = ingest::copy::hash_of(&m.path)?;
+                catalog.ingested(&sha, size)?.is_some()
+            };
+            if !seen {
+                new.push((m, size));
+            }
+        }
+        let fields = Fields {
+            job: options.job.clone(),
+            ..fields
+        };
+        let wanted = options.pattern.render(&fields).with_extension("");
+        let mut photo = PlannedPhoto {
+            source: item.primary.clone(),
+            seq,
+            body,
+            offset_s,
+            taken,
+            files: Vec::new(),
+            stem: wanted.clone(),
+            collided: false,
+            skipped: false,
+        };
+        if new.is_empty() {
+            out.push(photo);
+            continue;
+        }
+        // The pattern's name, unless a drive holds another file there (the same bytes there
+        // are a copy a stopped run made, and count as landed).
+        let mut missing_per_file = Vec::new();
+        for (m, size) in &new {
+            let rel = with_suffix(&wanted, &m.suffix);
+            let mut missing = Vec::new();
+            for (r, root) in roots.iter().enumerate() {
+                let there = root.join(&rel);
+                if there.exists() {
+                    if !holds_same_bytes(&there, &m.path, *size) {
+                        photo.collided = true;
+                    }
+                } else {
+                    missing.push(r);
+                }
+            }
+            if planned_names.contains(&rel) {
+                photo.collided = true;
+            }
+            missing_per_file.push(missing);
+        }
+        if photo.collided {
+            let suffixes: Vec<String> = new
+                .iter()
+                .map(|(m, _)| m.suffix.trim_start_matches('.').to_owned())
+                .collect();
+            let taken = |p: &Path| {
+                planned_names.contains(p) || roots.iter().any(|r| r.join(p).exists())
+            };
+            photo.stem = ingest::naming::resolve(&[(wanted, suffixes)], &taken)
+                .into_iter()
+                .next()
+                .unwrap_or_default();
+            missing_per_file = vec![(0..roots.len()).collect(); new.len()];
+        }
+        for ((m, size), missing) in new.into_iter().zip(missing_per_file) {
+            let rel = with_suffix(&photo.stem, &m.suffix);
+            planned_names.insert(rel.clone());
+            photo.files.push(PlannedFile {
+                source: m.path,
+                size,
+                rel,
+                missing,
+            });
+        }
+        out.push(photo);
+    }
+    Ok(Plan {
+        photos: out,
+        unreadable,
+    })
+}
+
+/// Where a run stands.
+#[derive(Debug, Clone, Default)]
+pub struct Progress {
+    pub files_done: usize,
+    pub files_total: usize,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub photos_done: usize,
+    pub photos_total: usize,
+    pub elapsed: Duration,
+}
+
+impl Progress {
+    /// Bytes a second so far (read from the card; each is written to every drive).
+    pub fn rate(&self) -> f64 {
+        self.bytes_done as f64 / self.elapsed.as_secs_f64().max(1e-3)
+    }
+
+    /// Time left at the rate so far; None before anything was read.
+    pub fn left(&self) -> Option<Duration> {
+        (self.bytes_done > 0).then(|| {
+            Duration::from_secs_f64(
+                self.bytes_total.saturating_sub(self.bytes_done) as f64 / self.rate(),
+            )
+        })
+    }
+
+    /// "12 of 40 files · 310 of 1,020 MB · 85 MB/s · 9 s left".
+    pub fn line(&self) -> String {
+        let mb = |b: u64| b as f64 / 1e6;
+        let mut s = format!(
+            "{} of {} files · {:.0} of {:.0} MB",
+            self.files_done,
+            self.files_total,
+            mb(self.bytes_done),
+            mb(self.bytes_total)
+        );
+        if self.bytes_done > 0 {
+            s.push_str(&format!(" · {:.0} MB/s", self.rate() / 1e6));
+        }
+        if let Some(left) = self.left() {
+            s.push_str(&format!(" · {} s left", left.as_secs()));
+        }
+        s
+    }
+}
+
+/// What a run tells as it goes.
+#[derive(Debug)]
+pub enum Event<'a> {
+    Progress(&'a Progress),
+    /// A photo is on every drive, verified: `files` are its photo files on the working drive,
+    /// the primary first (cull it now).
+    Landed { seq: u64, files: Vec<PathBuf> },
+    /// A photo could not be brought in; the run goes on.
+    Failed {
+        source: &'a Path,
+        error: &'a str,
+    },
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub copied_photos: usize,
+    pub copied_files: usize,
+    pub bytes: u64,
+    /// (card file, why) for each photo that failed.
+    pub failed: Vec<(PathBuf, String)>,
+    /// Why the run stopped before the end (the drive full or gone, the card gone, cancel).
+    pub stopped: Option<String>,
+    /// Working copies that got the decision made on the card.
+    pub decisions_carried: usize,
+    /// Copies whose EXIF times were corrected, and those whose format is not rewritten.
+    pub times_written: usize,
+    pub times_not_written: Vec<String>,
+    /// Each photo brought in: its card file and its working copy.
+    pub landed: Vec<(PathBuf, PathBuf)>,
+    pub elapsed: Duration,
+}
+
+/// Bring in what the plan says, telling `on` as it goes.
+pub fn run(
+    plan: &Plan,
+    options: &Options,
+    catalog: &mut Catalog,
+    cancel: &AtomicBool,
+    on: &mut dyn FnMut(Event<'_>),
+) -> Outcome {
+    let started = Instant::now();
+    let roots = options.roots();
+    let mut progress = Progress {
+        files_done: 0,
+        files_total: plan.files(),
+        bytes_done: 0,
+        bytes_total: plan.bytes(),
+        photos_done: 0,
+        photos_total: plan.new_photos(),
+        elapsed: Duration::ZERO,
+    };
+    let mut outcome = Outcome::default();
+    let mut last_told = Instant::now();
+    'photos: for photo in plan.to_copy() {
+        let mut error = None;
+        for file in &photo.files {
+            let dests: Vec<PathBuf> = file
+                .missing
+                .iter()
+                .map(|&r| roots[r].join(&file.rel))
+                .collect();
+            progress.elapsed = started.elapsed();
+            on(Event::Progress(&progress));
+            let copied = if dests.is_empty() {
+                // Landed in a run that stopped before recording it.
+                ingest::copy::hash_of(&file.source).map(|sha256| ingest::Copied {
+                    sha256,
+                    bytes: file.size,
+                })
+            } else {
+                let before = progress.bytes_done;
+                ingest::copy_verified(&file.source, &dests, cancel, &mut |n| {
+                    progress.bytes_done += n;
+                    if last_told.elapsed() >= Duration::from_millis(100) {
+                        last_told = Instant::now();
+                        progress.elapsed = started.elapsed();
+                        on(Event::Progress(&progress));
+                    }
+                })
+                .inspect_err(|_| progress.bytes_done = before)
+            };
+            match copied {
+                Ok(copied) => {
+                    let recorded = catalog.record_ingested(&IngestedFile {
+                        sha256: copied.sha256,
+                        size: copied.bytes,
+                        source: file.source.clone(),
+                        dest: roots[0].join(&file.rel),
+                    });
+                    if let Err(e) = recorded {
+                        outcome.stopped = Some(e.to_string());
+                        break 'photos;
+                    }
+                    outcome.copied_files += 1;
+                    outcome.bytes += copied.bytes;
+                    progress.files_done += 1;
+                    if dests.is_empty() {
+                        progress.bytes_done += file.size;
+                    }
+                }
+                Err(e) => {
+                    let stops = matches!(e, IngestError::Cancelled { .. })
+                        || e.is_destination()
+                        || !options.source.is_dir();
+                    if stops {
+                        outcome.stopped = Some(if options.source.is_dir() {
+                            e.to_string()
+                        } else {
+                            format!("the card is gone: {}", options.source.display())
+                        });
+                        outcome
+                            .failed
+                            .push((photo.source.clone(), e.to_string()));
+                        break 'photos;
+                    }
+                    error = Some(e.to_string());
+                    break;
+                }
+            }
+        }
+        if let Some(error) = error {
+            on(Event::Failed {
+                source: &photo.source,
+                error: &error,
+            });
+            outcome.failed.push((photo.source.clone(), error));
+            continue;
+        }
+        let primary = photo
+            .primary_rel()
+            .map(|rel| roots[0].join(rel))
+            .unwrap_or_else(|| roots[0].join(&photo.stem));
+        if options.write_times && photo.offset_s != 0.0 {
+            write_times(photo, &roots, catalog, &mut outcome);
+        }
+        match carry_decision(catalog, &photo.source, &primary) {
+            Ok(true) => outcome.decisions_carried += 1,
+            Ok(false) => {}
+            Err(e) => outcome.failed.push((photo.source.clone(), e)),
+        }
+        outcome.copied_photos += 1;
+        progress.photos_done += 1;
+        outcome.landed.push((photo.source.clone(), primary.clone()));
+        let mut files = vec![primary.clone()];
+        files.extend(
+            photo
+                .files
+                .iter()
+                .map(|f| roots[0].join(&f.rel))
+                .filter(|f| *f != primary && !sidecars::is_sidecar(f)),
+        );
+        on(Event::Landed {
+            seq: photo.seq,
+            files,
+        });
+    }
+    progress.elapsed = started.elapsed();
+    on(Event::Progress(&progress));
+    outcome.elapsed = started.elapsed();
+    outcome
+}
+
+/// A decision made on the card (held in the catalog, never written there) goes into the
+/// working copy's catalog row and sidecar, merged with the sidecar that travelled with it.
+fn carry_decision(catalog: &mut Catalog, card: &Path, copy: &Path) -> Result<bool, String> {
+    let decision = catalog.decision(card).map_err(|e| e.to_string())?;
+    let Some(decision) = decision.filter(|d| *d != Decision::default()) else {
+        return Ok(false);
+    };
+    let outcome = catalog
+        .decide(copy, &decision)
+        .map_err(|e| e.to_string())?;
+    match outcome.sidecar_error {
+        Some(e) => Err(e.to_string()),
+        None => Ok(true),
+    }
+}
+
+/// The body's correction into each copy's EXIF times (every drive), recorded so it is not
+/// added again when the copies are indexed.
+fn write_times(photo: &PlannedPhoto, roots: &[&Path], catalog: &mut Catalog, out: &mut Outcome) {
+    let offset = photo.offset_s.round() as i64;
+    for file in &photo.files {
+        if sidecars::is_sidecar(&file.source) {
+            continue;
+        }
+        for root in roots {
+            let copy = root.join(&file.rel);
+            match ingest::retime::shift(&copy, offset) {
+                Ok(_) => {
+                    out.times_written += 1;
+                    if let Err(e) = catalog.record_shifted(&copy, photo.offset_s) {
+                        out.times_not_written.push(e.to_string());
+                    }
+                }
+                Err(e) => out.times_not_written.push(e.to_string()),
+            }
+        }
+    }
+}
