@@ -59,6 +59,13 @@ pub enum Request<T> {
     },
     Naming(SidecarNaming),
     Words(SidecarWords),
+    /// Whether decisions on a card's photos are written into sidecars on the card.
+    WriteToCards(bool),
+    /// A camera body's clock correction, seconds (0 removes it); answered `ClockSet`.
+    SetClock {
+        body: String,
+        offset_s: f64,
+    },
     /// Name a person (None: forget the name).
     NamePerson(i64, Option<String>),
 }
@@ -82,6 +89,8 @@ pub enum Report<T> {
     /// A sidecar of the photo could not be read or written; the catalog has the decision, and
     /// the next open writes the sidecar again.
     SidecarFailed { tag: T, error: String },
+    /// A body's clock correction is durable: what reads the index rows now sees it.
+    ClockSet { body: String, offset_s: f64 },
     /// Something that belongs to no photo (the catalog did not open).
     Problem(String),
 }
@@ -299,6 +308,24 @@ impl<T: Clone> Worker<T> {
                             c.set_words(w);
                         }
                     }
+                    Request::WriteToCards(write) => {
+                        self.run(std::mem::take(&mut work));
+                        self.write_sidecars(unfinished);
+                        if let Some(c) = self.catalog.as_mut() {
+                            c.set_write_to_cards(write);
+                        }
+                    }
+                    Request::SetClock { body, offset_s } => {
+                        self.run(std::mem::take(&mut work));
+                        if let Some(c) = self.catalog.as_mut() {
+                            match c.set_clock_offset(&body, offset_s) {
+                                Ok(()) => (self.report)(Report::ClockSet { body, offset_s }),
+                                Err(e) => (self.report)(Report::Problem(format!(
+                                    "the clock correction was not saved: {e}"
+                                ))),
+                            }
+                        }
+                    }
                     Request::NamePerson(id, name) => {
                         self.run(std::mem::take(&mut work));
                         if let Some(c) = self.catalog.as_mut()
@@ -477,7 +504,11 @@ fn one<T: Clone>(
                 }
             }
         },
-        Request::Naming(_) | Request::Words(_) | Request::NamePerson(..) => {
+        Request::Naming(_)
+        | Request::Words(_)
+        | Request::WriteToCards(_)
+        | Request::SetClock { .. }
+        | Request::NamePerson(..) => {
             unreachable!("settings are applied between batches")
         }
     }

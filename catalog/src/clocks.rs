@@ -169,7 +169,9 @@ mod tests {
         c.set_clock_offset("NIKON Z 6 #2", 0.0).expect("cleared");
         assert_eq!(c.clock_offset("NIKON Z 6 #2").expect("read"), 0.0);
         assert_eq!(
-            c.photo_index(&b).expect("row").and_then(|i| i.capture_time()),
+            c.photo_index(&b)
+                .expect("row")
+                .and_then(|i| i.capture_time()),
             Some(1000.0)
         );
     }

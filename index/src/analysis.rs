@@ -88,6 +88,25 @@ pub struct PhotoAnalysis {
     pub tones: Option<Tones>,
     /// What the scene model sees in it (sky, water, person…) and the share each covers.
     pub tags: Vec<(SceneTag, f32)>,
+    /// Its camera body and capture time, on the body's clock and on the shoot's.
+    pub clock: CaptureClock,
+}
+
+/// When a photo was taken and by which body: what a clock correction is worked out from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct CaptureClock {
+    pub body: Option<String>,
+    /// Seconds since 1970 on the body's own clock.
+    pub captured_at: Option<f64>,
+    /// The body's correction (less what the file's own metadata already carries).
+    pub offset_s: f64,
+}
+
+impl CaptureClock {
+    /// On the shoot's one clock: what bursts, scenes and sorting use.
+    pub fn corrected(&self) -> Option<f64> {
+        self.captured_at.map(|t| t + self.offset_s)
+    }
 }
 
 impl PhotoAnalysis {
@@ -256,6 +275,11 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                     eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)
                 })
                 .collect(),
+            clock: CaptureClock {
+                body: i.body.clone(),
+                captured_at: i.captured_at,
+                offset_s: i.clock_offset_s,
+            },
             scene,
             set,
             tones: i.look.as_ref().map(|l| Tones {

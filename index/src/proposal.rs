@@ -726,6 +726,7 @@ mod tests {
             set: None,
             tones: None,
             tags: Vec::new(),
+            clock: Default::default(),
         }
     }
 

@@ -41,9 +41,9 @@ pub fn on_card(photo: &Path) -> bool {
 /// or on read-only media.
 pub fn is_card_folder(dir: &Path) -> bool {
     let holds_dcim = std::fs::read_dir(dir).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            e.file_name().eq_ignore_ascii_case(CARD_FOLDER) && e.path().is_dir()
-        })
+        entries
+            .flatten()
+            .any(|e| e.file_name().eq_ignore_ascii_case(CARD_FOLDER) && e.path().is_dir())
     });
     holds_dcim
         || dir

@@ -6,7 +6,13 @@
 pub fn seconds_of(text: &str) -> Option<i64> {
     let exif: String = text
         .char_indices()
-        .map(|(i, c)| if (i == 4 || i == 7) && c == '-' { ':' } else { c })
+        .map(|(i, c)| {
+            if (i == 4 || i == 7) && c == '-' {
+                ':'
+            } else {
+                c
+            }
+        })
         .collect();
     crate::preview::parse_exif_datetime(&exif).map(|s| s as i64)
 }
@@ -66,23 +72,39 @@ pub fn parse_offset(text: &str) -> Option<f64> {
     } else if let Ok(s) = rest.parse::<f64>() {
         s
     } else {
+        // Numbers each followed by a unit word: "1h3m", "1 h 3 min" (what `offset_words`
+        // writes reads back).
         let mut total = 0.0;
         let mut number = String::new();
+        let mut unit = String::new();
         let mut any = false;
-        for c in rest.chars().filter(|c| !c.is_whitespace()) {
-            if c.is_ascii_digit() || c == '.' {
-                number.push(c);
-                continue;
-            }
-            let unit = match c {
-                'h' | 'H' => 3_600.0,
-                'm' | 'M' => 60.0,
-                's' | 'S' => 1.0,
+        let mut take = |number: &mut String, unit: &mut String| -> Option<()> {
+            let scale = match unit.to_ascii_lowercase().as_str() {
+                "h" | "hr" | "hrs" | "hour" | "hours" => 3_600.0,
+                "m" | "min" | "mins" | "minute" | "minutes" => 60.0,
+                "s" | "sec" | "secs" | "second" | "seconds" => 1.0,
                 _ => return None,
             };
-            total += number.parse::<f64>().ok()? * unit;
+            total += number.parse::<f64>().ok()? * scale;
             number.clear();
+            unit.clear();
             any = true;
+            Some(())
+        };
+        for c in rest.chars().filter(|c| !c.is_whitespace()) {
+            if c.is_ascii_digit() || c == '.' {
+                if !unit.is_empty() {
+                    take(&mut number, &mut unit)?;
+                }
+                number.push(c);
+            } else if c.is_alphabetic() {
+                unit.push(c);
+            } else {
+                return None;
+            }
+        }
+        if !unit.is_empty() {
+            take(&mut number, &mut unit)?;
         }
         if !number.is_empty() || !any {
             return None;
@@ -158,5 +180,12 @@ mod tests {
         assert_eq!(offset_words(3_780.0), "+1 h 3 min");
         assert_eq!(offset_words(-45.0), "−45 s");
         assert_eq!(offset_words(0.0), "none");
+        for seconds in [3_780.0, -45.0, 7_205.0, -60.0] {
+            assert_eq!(
+                parse_offset(&offset_words(seconds)),
+                Some(seconds),
+                "read back"
+            );
+        }
     }
 }

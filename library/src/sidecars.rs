@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// The file is a sidecar (`.xmp`, either case), not a photo.
 pub fn is_sidecar(file: &Path) -> bool {
-    file.extension().is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
+    file.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("xmp"))
 }
 
 /// The sidecars beside `file` that exist, in the order looked for, each file once.

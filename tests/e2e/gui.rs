@@ -157,6 +157,7 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
         thumb_cache: dir.join("thumbs"),
         naming: SidecarNaming::WithExtension,
         words: Default::default(),
+        write_to_cards: false,
         recent: Vec::new(),
         status,
         thumb_threads: 2,
@@ -311,6 +312,10 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
     };
 
     // One more thread than in effect, by keyboard on the field the label names.
+    // Below the fold of a 640 px window: scrolled to, as a person would.
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "Inference threads")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "Inference threads")
         .focus();
     h.step();
@@ -332,6 +337,10 @@ fn settings_edits_threads_and_workspace_and_saves_them() {
     );
 
     // The workspace cap, then the override: each save keeps the others.
+    // Below the fold of a 640 px window: scrolled to, as a person would.
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "TensorRT workspace")
+        .scroll_to_me();
+    h.run_steps(2);
     h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "TensorRT workspace")
         .focus();
     h.step();

@@ -77,7 +77,11 @@ fn the_ingest_window_previews_names_asks_about_a_taken_one_and_shows_photos_as_t
     settle(&mut h);
     h.get_by_label_contains("1 photo would land on a name another file already has");
     h.snap("ingest_asks");
-    assert_eq!(files(&work), ["wedding_001.JPG"], "nothing copied before the answer");
+    assert_eq!(
+        files(&work),
+        ["wedding_001.JPG"],
+        "nothing copied before the answer"
+    );
     h.get_by_label("Number them (-2, -3…)").click();
     settle(&mut h);
 
@@ -88,12 +92,24 @@ fn the_ingest_window_previews_names_asks_about_a_taken_one_and_shows_photos_as_t
         .cull
         .entries()
         .iter()
-        .map(|e| e.item.primary.file_name().expect("a name").to_string_lossy().into_owned())
+        .map(|e| {
+            e.item
+                .primary
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect();
     shown.sort();
     assert_eq!(
         shown,
-        ["wedding_001-2.JPG", "wedding_001.JPG", "wedding_002.JPG", "wedding_003.CR3"],
+        [
+            "wedding_001-2.JPG",
+            "wedding_001.JPG",
+            "wedding_002.JPG",
+            "wedding_003.CR3"
+        ],
         "each photo once, the pair as one"
     );
     assert_eq!(
@@ -136,4 +152,181 @@ fn the_ingest_window_previews_names_asks_about_a_taken_one_and_shows_photos_as_t
     h.get_by_label("12 of 40 files · 310 of 1020 MB · 78 MB/s · 9 s left");
     h.snap("ingest_progress");
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// Culling on the card in the window: it says the card is not written to, a pick lands in the
+/// catalog and nowhere on the card, and Ctrl+G ingests this card with the pick going into the
+/// working copy's sidecar.
+#[test]
+fn a_pick_made_on_the_card_is_held_and_lands_in_the_copys_sidecar() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = camera_card(dir.path());
+    let before: Vec<(String, Vec<u8>)> = files(&card)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(card.join(&f)).expect("read");
+            (f, bytes)
+        })
+        .collect();
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let to = work.clone();
+    let mut h = harness_with(
+        dir.path(),
+        Some(card.clone()),
+        ort_cpu(),
+        Arc::new(move |ask| (ask.title == INGEST_TO).then(|| to.clone())),
+    );
+    settle(&mut h);
+    h.get_by_label_contains("This is a camera card: nothing is written to it");
+    // The first photo in the grid is the R6's CR3 (DCIM/100CANON comes first).
+    let first = h.state().cull.entries()[0].item.primary.clone();
+    assert!(first.ends_with("DCIM/100CANON/IMG_0001.CR3"), "{first:?}");
+    h.key_press(egui::Key::P);
+    h.key_press(egui::Key::Num3);
+    settle(&mut h);
+    let decided = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    )
+    .expect("catalog")
+    .decision(&first)
+    .expect("query")
+    .expect("recorded");
+    assert_eq!(decided.flag, darkroom_catalog::Flag::Pick);
+    assert_eq!(decided.stars, 3);
+    let after: Vec<(String, Vec<u8>)> = files(&card)
+        .into_iter()
+        .map(|f| {
+            let bytes = std::fs::read(card.join(&f)).expect("read");
+            (f, bytes)
+        })
+        .collect();
+    assert_eq!(after, before, "nothing written to the card");
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
+    settle(&mut h);
+    h.get_by_label_contains("3 photos on the card");
+    h.get_by_label("Working folder…").click();
+    settle(&mut h);
+    h.get_by_label("Copy and verify").click();
+    settle(&mut h);
+    h.get_by_label_contains(
+        "Ingest: 3 photos copied (5 files, 0.5 MB) and verified; 1 decided on the card went into their sidecars",
+    );
+    let sidecar = std::fs::read_to_string(work.join("2021-05-12/IMG_0001.CR3.xmp"))
+        .expect("the copy's sidecar");
+    assert!(
+        sidecar.contains("darkroom:Pick=\"True\"") && sidecar.contains("xmp:Rating=\"3\""),
+        "{sidecar}"
+    );
+}
+
+/// Two cameras, one moment, their clocks 1 h 3 min apart: two bursts in the window, until two
+/// frames of the moment are selected and Ctrl+T sets the second camera's clock from the
+/// first's — then one burst, the correction in the catalog and in Settings.
+#[test]
+fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
+    use darkroom_catalog::{Catalog, IndexStamp, PhotoIndex, SidecarNaming};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // As the index writes them: each frame's body and its own clock's time, one look.
+    let frames = [
+        ("A_0001.jpg", "Canon EOS R6 #111", 50_000.0),
+        ("A_0002.jpg", "Canon EOS R6 #111", 50_000.5),
+        ("B_0001.jpg", "Canon EOS R6 #222", 50_000.0 - 3_780.0),
+        ("B_0002.jpg", "Canon EOS R6 #222", 50_000.5 - 3_780.0),
+    ];
+    {
+        let mut c = Catalog::open(
+            &dir.path().join("catalog.sqlite"),
+            SidecarNaming::WithExtension,
+        )
+        .expect("catalog");
+        for (name, body, at) in frames {
+            let path = folder.join(name);
+            std::fs::copy(crate::support::photo("rocket.jpg"), &path).expect("copy");
+            let size = std::fs::metadata(&path).expect("stat").len();
+            let index = PhotoIndex {
+                stamp: IndexStamp {
+                    size,
+                    mtime_ns: 0,
+                    detector: "scrfd_2.5g".into(),
+                    embedder: None,
+                    eyes: None,
+                    segmenter: None,
+                    scene: None,
+                    measures: darkroom_catalog::MEASURES,
+                },
+                backend: "CPU · ONNX Runtime 1.31.1".into(),
+                width: 512,
+                height: 512,
+                sharpness: 80.0,
+                phash: 0xF0F0_F0F0_F0F0_F0F0,
+                captured_at: Some(at),
+                body: Some(body.into()),
+                clock_offset_s: 0.0,
+                faces: Vec::new(),
+                subject: None,
+                look: None,
+                exposure: Default::default(),
+                scene_classes: Vec::new(),
+            };
+            c.store_index(&path, &index, &[]).expect("store");
+        }
+    }
+    let mut h = crate::gui::harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    let bursts = |h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>| {
+        let mut ids: Vec<usize> = h
+            .state()
+            .cull
+            .entries()
+            .iter()
+            .filter_map(|e| e.analysis.as_ref()?.burst.as_ref().map(|b| b.id))
+            .collect();
+        ids.sort();
+        ids.dedup();
+        ids.len()
+    };
+    assert_eq!(bursts(&h), 2, "an hour apart on their clocks");
+    assert_eq!(
+        h.state().cull.visible.len(),
+        2,
+        "each burst shows as its keeper"
+    );
+
+    // One camera's keeper, then the other's added (Shift+→, which shows it): Ctrl+T sets the
+    // first camera's clock from the one shown.
+    h.key_press_modifiers(egui::Modifiers::SHIFT, egui::Key::ArrowRight);
+    settle(&mut h);
+    assert_eq!(h.state().cull.selection_len(), 2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::T);
+    settle(&mut h);
+    h.get_by_label_contains("clock corrected");
+    assert_eq!(bursts(&h), 1, "one moment, one burst");
+    let offsets: Vec<f64> = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("catalog")
+    .bodies()
+    .expect("bodies")
+    .iter()
+    .map(|b| b.offset_s)
+    .collect();
+    assert_eq!(
+        offsets,
+        [-3_780.0, 0.0],
+        "#111 set to #222's clock, the one shown"
+    );
+
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Comma);
+    settle(&mut h);
+    h.get_by_label_contains("Canon EOS R6 #222 (2)")
+        .scroll_to_me();
+    h.run_steps(3);
+    h.get_by_label("Canon EOS R6 #111 (2)");
+    h.snap("settings_clocks");
 }

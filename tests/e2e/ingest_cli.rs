@@ -211,7 +211,10 @@ fn a_full_drive_stops_the_ingest_cleanly_and_the_next_run_completes() {
     assert_eq!(read("second.rc").trim(), "0", "{}", read("second.err"));
     let second: serde_json::Value = serde_json::from_str(&read("second.json")).expect("json");
     assert_eq!(second["already_ingested"], 2, "{second}");
-    assert_eq!(second["copied_files"], 3, "the CR3, its JPEG and sidecar: {second}");
+    assert_eq!(
+        second["copied_files"], 3,
+        "the CR3, its JPEG and sidecar: {second}"
+    );
     let drive = tree(&out.join("drive"));
     let names: Vec<String> = drive.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(
@@ -303,14 +306,20 @@ fn a_name_taken_by_another_file_is_numbered_or_left_as_asked() {
     let skipped = ingest(&["--on-collision", "skip"]);
     assert_eq!(skipped["skipped"], 1, "{skipped}");
     assert_eq!(skipped["copied_photos"], 2);
-    assert_eq!(std::fs::read(&theirs).expect("kept"), b"another shoot's frame");
+    assert_eq!(
+        std::fs::read(&theirs).expect("kept"),
+        b"another shoot's frame"
+    );
     let numbered = ingest(&[]);
     assert_eq!(numbered["copied_photos"], 1, "{numbered}");
     assert!(
         work.join("Canon EOS 300D DIGITAL/wedding_001-2.JPG")
             .is_file()
     );
-    assert_eq!(std::fs::read(&theirs).expect("kept"), b"another shoot's frame");
+    assert_eq!(
+        std::fs::read(&theirs).expect("kept"),
+        b"another shoot's frame"
+    );
 }
 
 /// Culling on the card: the card is mounted read-only, a decision made there is held in the
@@ -370,7 +379,10 @@ fn decisions_on_a_read_only_card_land_in_the_copies_sidecars() {
     );
     assert_eq!(pick["Rating"], 4, "{pick}");
     assert_eq!(pick["Label"], "Green", "{pick}");
-    assert_eq!(pick["Title"], "First kiss", "another tool's words kept: {pick}");
+    assert_eq!(
+        pick["Title"], "First kiss",
+        "another tool's words kept: {pick}"
+    );
     let reject = exiftool(&["-XMP:Rating"], &work.join("wedding_002.JPG.xmp"));
     assert_eq!(reject["Rating"], -1, "{reject}");
 }
@@ -399,10 +411,30 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
     let dir = tempfile::tempdir().expect("tempdir");
     let card = dir.path().join("card/DCIM/100CANON");
     std::fs::create_dir_all(&card).expect("mkdir");
-    frame(&card.join("A_0001.JPG"), "Canon EOS R6", "111", "2026:06:13 14:00:00");
-    frame(&card.join("A_0002.JPG"), "Canon EOS R6", "111", "2026:06:13 14:00:01");
-    frame(&card.join("B_0001.JPG"), "Canon EOS R6", "222", "2026:06:13 12:57:00");
-    frame(&card.join("B_0002.JPG"), "Canon EOS R6", "222", "2026:06:13 12:57:01");
+    frame(
+        &card.join("A_0001.JPG"),
+        "Canon EOS R6",
+        "111",
+        "2026:06:13 14:00:00",
+    );
+    frame(
+        &card.join("A_0002.JPG"),
+        "Canon EOS R6",
+        "111",
+        "2026:06:13 14:00:01",
+    );
+    frame(
+        &card.join("B_0001.JPG"),
+        "Canon EOS R6",
+        "222",
+        "2026:06:13 12:57:00",
+    );
+    frame(
+        &card.join("B_0002.JPG"),
+        "Canon EOS R6",
+        "222",
+        "2026:06:13 12:57:01",
+    );
     let data = dir.path().join("data");
     let catalog = dir.path().join("catalog.sqlite");
     let index = |folder: &Path| {
@@ -428,7 +460,10 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
                 .expect("a name")
                 .to_string_lossy()
                 .into_owned();
-            by_burst.entry(r["burst"].to_string()).or_default().push(name);
+            by_burst
+                .entry(r["burst"].to_string())
+                .or_default()
+                .push(name);
         }
         let mut bursts: Vec<Vec<String>> = by_burst.into_values().collect();
         bursts.sort();
@@ -475,7 +510,13 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
             .arg(dir.path().join("card"))
             .arg("--to")
             .arg(&work)
-            .args(["--pattern", "{time}_{name}", "--write-times", "--json", "--catalog"])
+            .args([
+                "--pattern",
+                "{time}_{name}",
+                "--write-times",
+                "--json",
+                "--catalog",
+            ])
             .arg(&catalog),
     ));
     assert_eq!(ingest["times_written"], 2, "{ingest}");
@@ -484,7 +525,10 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
     let read = exiftool(&["-DateTimeOriginal"], &copy);
     assert_eq!(read["DateTimeOriginal"], "2026:06:13 14:00:00", "{read}");
     let source = exiftool(&["-DateTimeOriginal"], &card.join("B_0001.JPG"));
-    assert_eq!(source["DateTimeOriginal"], "2026:06:13 12:57:00", "the card untouched");
+    assert_eq!(
+        source["DateTimeOriginal"], "2026:06:13 12:57:00",
+        "the card untouched"
+    );
     // Indexed, the corrected copy is not corrected again: the four copies are one burst.
     index(&work);
     let report = json(&run_ok(
@@ -501,4 +545,99 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
         .collect();
     assert_eq!(bursts.len(), 1, "{report}");
     assert!(!bursts.contains("null"), "{report}");
+}
+
+/// Killed with SIGKILL mid-copy (a crash, a pulled plug): nothing half-written under a final
+/// name, and the next ingest finishes with the names an uninterrupted run gives, byte for
+/// byte, leaving no temporary behind.
+#[test]
+fn an_ingest_killed_mid_copy_is_finished_by_the_next_one() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card");
+    let folder = card.join("DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // Enough bytes that the copy is still going when it is killed: 60 RAW-sized files.
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for k in 1..=60 {
+        let mut bytes = vec![0u8; 4 << 20];
+        for chunk in bytes.chunks_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chunk.copy_from_slice(&state.to_le_bytes());
+        }
+        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), bytes).expect("write");
+    }
+    let (work, backup) = (dir.path().join("work"), dir.path().join("backup"));
+    let ingest = || {
+        let mut cmd = darkroom(&dir.path().join("data"));
+        cmd.arg("ingest")
+            .arg(&card)
+            .arg("--to")
+            .arg(&work)
+            .arg("--backup")
+            .arg(&backup)
+            .args([
+                "--pattern",
+                "{job}_{seq:3}",
+                "--job",
+                "gig",
+                "--json",
+                "--catalog",
+            ])
+            .arg(dir.path().join("catalog.sqlite"));
+        cmd
+    };
+    let mut first = ingest()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("darkroom starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let landed_names = || {
+        std::fs::read_dir(&work).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .count()
+        })
+    };
+    while landed_names() < 3 {
+        assert!(std::time::Instant::now() < deadline, "nothing landed");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    first.kill().expect("kill");
+    let status = first.wait().expect("wait");
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "killed mid-copy, not finished: {status}"
+    );
+    let landed = tree(&work);
+    assert!(landed.len() < 60, "killed before the end");
+    for (name, bytes) in &landed {
+        let n = name.to_string_lossy();
+        if let Some(seq) = n.strip_prefix("gig_").and_then(|s| s.strip_suffix(".CR3")) {
+            let k: usize = seq.parse().expect("a number");
+            assert_eq!(
+                bytes,
+                &std::fs::read(folder.join(format!("IMG_{k:04}.CR3"))).expect("card"),
+                "{n} is whole"
+            );
+        }
+    }
+
+    let second = json(&run_ok(&mut ingest()));
+    assert_eq!(second["failed"], 0, "{second}");
+    let (w, b) = (tree(&work), tree(&backup));
+    let want: Vec<String> = (1..=60).map(|k| format!("gig_{k:03}.CR3")).collect();
+    let names: Vec<String> = w.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(names, want, "every photo once, no temporary left");
+    assert_eq!(w, b, "the backup too");
+    for k in 1..=60 {
+        assert_eq!(
+            w[Path::new(&format!("gig_{k:03}.CR3"))],
+            std::fs::read(folder.join(format!("IMG_{k:04}.CR3"))).expect("card")
+        );
+    }
 }

@@ -221,13 +221,14 @@ pub fn camera_card(dir: &Path) -> PathBuf {
         "exiv2-canon-powershot-a520.jpg",
         "DCIM/101CANON/IMG_0003.JPG",
     );
+    // A sidecar another tool wrote on the card (a title), which travels with the pair.
     std::fs::write(
         card.join("DCIM/100CANON/IMG_0001.CR3.xmp"),
-        "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"/>\n",
+        r#"<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about="" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title><rdf:Alt><rdf:li xml:lang="x-default">First kiss</rdf:li></rdf:Alt></dc:title></rdf:Description></rdf:RDF></x:xmpmeta>
+"#,
     )
     .expect("sidecar");
     std::fs::create_dir_all(card.join("MISC")).expect("mkdir");
     std::fs::write(card.join("MISC/AUTPRINT.MRK"), "[HDR]\n").expect("misc");
     card
 }
-

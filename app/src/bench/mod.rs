@@ -8,8 +8,8 @@ pub mod first_frame;
 pub mod focus;
 pub mod grid;
 pub mod index;
-pub mod ingest;
 pub mod inference;
+pub mod ingest;
 pub mod loupe;
 pub mod shoot;
 pub mod thumbs;
@@ -33,6 +33,7 @@ pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngi
         thumb_cache: dir.join(format!("{name}-thumbs")),
         naming: darkroom_catalog::SidecarNaming::WithExtension,
         words: Default::default(),
+        write_to_cards: false,
         recent: Vec::new(),
         status: StatusSource::Starting(rx),
         thumb_threads: crate::gui::num_threads(),

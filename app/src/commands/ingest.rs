@@ -90,7 +90,12 @@ struct Report {
 
 fn report_of(plan: &Plan, options: &Options, outcome: Option<&ingest::Outcome>) -> Report {
     let failed = |p: &std::path::Path| {
-        outcome.and_then(|o| o.failed.iter().find(|(s, _)| s == p).map(|(_, e)| e.clone()))
+        outcome.and_then(|o| {
+            o.failed
+                .iter()
+                .find(|(s, _)| s == p)
+                .map(|(_, e)| e.clone())
+        })
     };
     Report {
         photos: plan.photos.len(),
@@ -170,16 +175,26 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 
     let live = std::io::stderr().is_terminal();
-    let outcome = ingest::run(&plan, &options, &mut catalog, &cancel, &mut |event| match event {
-        Event::Progress(p) if live => {
-            eprint!("\r{}\x1b[K", p.line());
-            let _ = std::io::stderr().flush();
-        }
-        Event::Failed { source, error } => {
-            eprintln!("{}darkroom: {error} ({})", if live { "\n" } else { "" }, source.display());
-        }
-        _ => {}
-    });
+    let outcome = ingest::run(
+        &plan,
+        &options,
+        &mut catalog,
+        &cancel,
+        &mut |event| match event {
+            Event::Progress(p) if live => {
+                eprint!("\r{}\x1b[K", p.line());
+                let _ = std::io::stderr().flush();
+            }
+            Event::Failed { source, error } => {
+                eprintln!(
+                    "{}darkroom: {error} ({})",
+                    if live { "\n" } else { "" },
+                    source.display()
+                );
+            }
+            _ => {}
+        },
+    );
     if live {
         eprintln!();
     }

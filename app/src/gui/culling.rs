@@ -243,6 +243,8 @@ pub struct Culling {
     next_seq: u64,
     /// Show the sharpest first.
     pub sort_by_sharpness: bool,
+    /// Shooting order: capture times on the shoot's clock (each body's correction applied).
+    pub sort_by_time: bool,
     /// Bursts show as their suggested frame until opened (B).
     pub expanded_bursts: HashSet<usize>,
     /// People's names, by person id.
@@ -271,6 +273,7 @@ impl Default for Culling {
             answered_before: HashMap::new(),
             next_seq: 1,
             sort_by_sharpness: false,
+            sort_by_time: false,
             expanded_bursts: HashSet::new(),
             person_names: HashMap::new(),
             in_flight: 0,
@@ -416,6 +419,18 @@ impl Culling {
                     .and_then(|a| a.burst.as_ref())
                     .is_none_or(|b| b.suggested || expanded.contains(&b.id))
             });
+        }
+        if self.sort_by_time {
+            // Corrected capture times; photos not indexed or without a time keep their order
+            // after them.
+            let time = |i: usize| {
+                entries[i]
+                    .analysis
+                    .as_ref()
+                    .and_then(|a| a.clock.corrected())
+                    .unwrap_or(f64::INFINITY)
+            };
+            self.visible.sort_by(|&a, &b| time(a).total_cmp(&time(b)));
         }
         if self.sort_by_sharpness {
             // Sharpest first; photos not indexed keep their order after them.
@@ -762,7 +777,41 @@ impl Culling {
 
     pub fn toggle_sort_by_sharpness(&mut self) {
         self.sort_by_sharpness = !self.sort_by_sharpness;
+        self.sort_by_time = false;
         self.refilter();
+    }
+
+    /// T: shooting order on the shoot's clock, or back to the folder's order.
+    pub fn toggle_sort_by_time(&mut self) {
+        self.sort_by_time = !self.sort_by_time;
+        self.sort_by_sharpness = false;
+        self.refilter();
+    }
+
+    /// A selection of two photos: the current one (whose clock is trusted) and the other.
+    pub fn selected_pair(&self) -> Option<(&Photo, &Photo)> {
+        if self.selection.len() != 2 {
+            return None;
+        }
+        let current = *self.visible.get(self.selected)?;
+        if !self.selection.contains(&current) {
+            return None;
+        }
+        let other = *self.selection.iter().find(|&&i| i != current)?;
+        Some((&self.entries[current], &self.entries[other]))
+    }
+
+    /// The camera bodies of this folder's indexed photos: each with its photos and its clock
+    /// correction, by name.
+    pub fn bodies(&self) -> Vec<(String, usize, f64)> {
+        let mut bodies: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+        for a in self.entries.iter().filter_map(|e| e.analysis.as_ref()) {
+            if let Some(body) = &a.clock.body {
+                let entry = bodies.entry(body.clone()).or_insert((0, a.clock.offset_s));
+                entry.0 += 1;
+            }
+        }
+        bodies.into_iter().map(|(b, (n, o))| (b, n, o)).collect()
     }
 
     /// Decide for the selected photos (one step of undo): shown at once as pending, durable
@@ -1133,6 +1182,7 @@ mod tests {
             set: None,
             tones: None,
             tags: Vec::new(),
+            clock: Default::default(),
         }
     }
 
@@ -1576,6 +1626,46 @@ mod tests {
 
     /// A reason set aside stays aside when the analysis comes again (the scene controls moved,
     /// an index job ended) and the proposal is made anew from it.
+    #[test]
+    fn t_sorts_by_corrected_capture_time_and_a_pair_gives_the_shown_photo_first() {
+        use darkroom_index::analysis::CaptureClock;
+        let mut c = folder(3);
+        let gen_ = c.generation();
+        let timed = |c: &Culling, i: usize, body: &str, at: f64, offset_s: f64| PhotoAnalysis {
+            clock: CaptureClock {
+                body: Some(body.into()),
+                captured_at: Some(at),
+                offset_s,
+            },
+            ..analysis(c, i, 50.0, None)
+        };
+        // Photo 2's body runs an hour slow, corrected: it was taken between 0 and 1.
+        let rows = vec![
+            timed(&c, 0, "A", 100.0, 0.0),
+            timed(&c, 1, "A", 300.0, 0.0),
+            timed(&c, 2, "B", 200.0 - 3_600.0, 3_600.0),
+        ];
+        assert!(c.set_analysis(gen_, rows, HashMap::new()));
+        assert_eq!(c.visible, [0, 1, 2], "folder order");
+        c.toggle_sort_by_time();
+        assert_eq!(c.visible, [0, 2, 1], "shooting order on one clock");
+        assert_eq!(
+            c.bodies(),
+            [("A".to_owned(), 2, 0.0), ("B".to_owned(), 1, 3_600.0)]
+        );
+        c.toggle_sort_by_sharpness();
+        assert!(!c.sort_by_time, "one order at a time");
+        c.toggle_sort_by_sharpness();
+        assert_eq!(c.visible, [0, 1, 2]);
+
+        assert!(c.selected_pair().is_none(), "one photo is no pair");
+        c.select_visible(0);
+        c.extend(1);
+        let (shown, other) = c.selected_pair().expect("a pair");
+        assert_eq!(shown.item.primary, c.entries()[1].item.primary);
+        assert_eq!(other.item.primary, c.entries()[0].item.primary);
+    }
+
     #[test]
     fn a_refined_proposal_stays_refined_when_the_analysis_is_read_again() {
         use darkroom_index::proposal::ReasonKind;

@@ -209,6 +209,8 @@ impl DarkRoom {
             Action::DiscardProposal => self.cull.discard_proposal(),
             Action::ExportPicks => self.export_picks(),
             Action::Ingest => self.open_ingest(),
+            Action::SortByTime => self.cull.toggle_sort_by_time(),
+            Action::SameMoment => self.same_moment(),
             Action::FilterAll => self.cull.set_filter(Filter::All),
             Action::FilterPicks => self.cull.set_filter(Filter::Picks),
             Action::FilterRejects => self.cull.set_filter(Filter::Rejects),
@@ -346,6 +348,36 @@ impl DarkRoom {
     pub fn apply_proposal(&mut self) {
         let jobs = self.cull.apply_proposal();
         self.send_decisions(jobs);
+    }
+
+    /// A body's clock correction to the catalog thread; the folder's analysis is read again
+    /// once it is durable (`ClockSet`).
+    fn set_clock(&mut self, body: String, offset_s: f64) {
+        let request = workers::CatalogRequest::SetClock { body, offset_s };
+        if self.tasks.catalog.client.try_send(request).is_err() {
+            self.notices
+                .push("the catalog is busy: the clock correction was not saved, try again");
+        }
+    }
+
+    /// Ctrl+T on two photos of one moment from two bodies: the other photo's body is set to
+    /// the current photo's clock.
+    pub fn same_moment(&mut self) {
+        let said = match self.cull.selected_pair() {
+            None => Err("Ctrl+T: select two photos of one moment from two cameras (Shift+→), the one whose clock is right shown".to_owned()),
+            Some((reference, other)) => match (&reference.analysis, &other.analysis) {
+                (Some(a), Some(b)) => match (&a.clock.body, &b.clock.body, a.clock.corrected(), b.clock.captured_at) {
+                    (Some(ra), Some(rb), Some(ta), Some(tb)) if ra != rb => Ok((rb.clone(), ta - tb)),
+                    (Some(ra), Some(rb), ..) if ra == rb => Err(format!("Ctrl+T: both photos are from one camera ({ra})")),
+                    _ => Err("Ctrl+T: a photo's EXIF names no camera or no capture time".to_owned()),
+                },
+                _ => Err("Ctrl+T: index the folder first (Ctrl+I): a photo's camera and time come from its index".to_owned()),
+            },
+        };
+        match said {
+            Ok((body, offset_s)) => self.set_clock(body, offset_s),
+            Err(why) => self.notices.push(why),
+        }
     }
 
     /// The Ingest window; a card open in the window is the card to ingest.
@@ -658,6 +690,21 @@ impl DarkRoom {
                 self.knobs.saved.workspace_mb = mb;
                 self.save_backend_settings();
             }
+            SettingsChange::Clock(body, offset_s) => self.set_clock(body, offset_s),
+            SettingsChange::WriteToCards(write) => {
+                self.write_to_cards = write;
+                if self
+                    .tasks
+                    .catalog
+                    .client
+                    .try_send(workers::CatalogRequest::WriteToCards(write))
+                    .is_err()
+                {
+                    self.notices
+                        .push("the catalog is busy: writing to cards changes from the next start");
+                }
+                self.save_settings();
+            }
             SettingsChange::Words(words) => {
                 self.words = words;
                 if self
@@ -703,6 +750,7 @@ impl DarkRoom {
             blurry_below: Some(self.blurry_below),
             culling: self.cull_settings,
             sidecar_words: self.words,
+            write_to_cards: self.write_to_cards,
         };
         self.save(workers::SaveMsg::App(path, settings));
     }

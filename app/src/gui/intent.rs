@@ -30,6 +30,10 @@ pub enum SettingsChange {
     Naming(SidecarNaming),
     /// Which other tools' words the sidecars carry.
     Words(darkroom_catalog::SidecarWords),
+    /// Sidecars on camera cards too.
+    WriteToCards(bool),
+    /// A camera body's clock correction, seconds.
+    Clock(String, f64),
     /// None: automatic.
     Threads(Option<usize>),
     Workspace(Option<u64>),

@@ -54,6 +54,8 @@ pub enum Action {
     DiscardProposal,
     ExportPicks,
     Ingest,
+    SortByTime,
+    SameMoment,
 }
 
 pub struct Binding {
@@ -355,6 +357,18 @@ pub const KEYMAP: &[Binding] = &[
         Action::Ingest,
         "Ctrl+G",
         "Ingest a card onto the working drive and a backup",
+    ),
+    ctrl(
+        Key::T,
+        Action::SameMoment,
+        "Ctrl+T",
+        "Two photos of one moment: set the other camera's clock",
+    ),
+    bind(
+        Key::T,
+        Action::SortByTime,
+        "T",
+        "Shooting order (clocks corrected) / folder order",
     ),
     bind(
         Key::B,

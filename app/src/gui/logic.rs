@@ -196,6 +196,13 @@ impl DarkRoom {
                 CatalogReport::SidecarFailed { tag, error } => {
                     self.cull.sidecar_failed(tag, error);
                 }
+                CatalogReport::ClockSet { body, offset_s } => {
+                    self.notices.push(format!(
+                        "{body}: clock corrected {} — bursts, scenes and shooting order follow",
+                        darkroom_library::clock::offset_words(offset_s)
+                    ));
+                    self.load_analysis();
+                }
                 CatalogReport::Problem(p) => self.notices.push(p),
             }
         }

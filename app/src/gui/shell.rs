@@ -189,6 +189,7 @@ pub fn run(
         thumb_cache,
         naming: settings.naming,
         words: settings.sidecar_words,
+        write_to_cards: settings.write_to_cards,
         recent: settings.recent,
         status: StatusSource::Starting(rx),
         thumb_threads: num_threads(),

@@ -39,6 +39,8 @@ pub struct Setup {
     pub naming: SidecarNaming,
     /// Which other tools' words the sidecars carry.
     pub words: darkroom_catalog::SidecarWords,
+    /// Sidecars are written on camera cards too.
+    pub write_to_cards: bool,
     pub recent: Vec<PathBuf>,
     pub status: StatusSource,
     pub thumb_threads: usize,
@@ -87,6 +89,7 @@ pub struct DarkRoom {
     pub recent: Vec<PathBuf>,
     pub naming: SidecarNaming,
     pub words: darkroom_catalog::SidecarWords,
+    pub write_to_cards: bool,
     pub status: StatusSource,
     /// Threads and TensorRT workspace, shown and edited in Settings.
     pub knobs: EngineKnobs,
@@ -258,6 +261,12 @@ impl DarkRoom {
             setup.words,
             wake.clone(),
         );
+        if setup.write_to_cards {
+            // The first request: nothing is decided before it applies.
+            let _ = catalog
+                .client
+                .try_send(workers::CatalogRequest::WriteToCards(true));
+        }
         let (saver, saver_problems) = workers::settings_saver(wake.clone());
         let mut notices = Notices::default();
         for n in setup.notices {
@@ -273,6 +282,7 @@ impl DarkRoom {
             recent: setup.recent,
             naming: setup.naming,
             words: setup.words,
+            write_to_cards: setup.write_to_cards,
             status: setup.status,
             knobs: setup.knobs,
             detectors: setup.detectors,

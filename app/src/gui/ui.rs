@@ -1,7 +1,7 @@
 //! One frame: keys first (so the frame shows their effect), then the views, then the open
 //! window, then what they asked for. Background work is taken in by `logic`, not here.
 
-use super::intent::Intent;
+use super::intent::{Intent, Overlay};
 use super::keymap;
 use super::state::DarkRoom;
 use super::theme::CELL;
@@ -67,10 +67,18 @@ impl DarkRoom {
                 }
             });
         }
+        // Only Settings lists them: a folder's walk, not every frame's.
+        let bodies = if self.overlay == Overlay::Settings {
+            self.cull.bodies()
+        } else {
+            Vec::new()
+        };
         let env = WindowEnv {
             status: status.as_ref(),
             naming: self.naming,
             words: self.words,
+            write_to_cards: self.write_to_cards,
+            bodies: &bodies,
             knobs: &self.knobs,
             index: IndexSettings {
                 detectors: &self.detectors,

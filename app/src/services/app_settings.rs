@@ -23,6 +23,10 @@ pub struct AppSettings {
     /// Which other tools' words the sidecars carry (digiKam's, Photo Mechanic's).
     #[serde(default)]
     pub sidecar_words: darkroom_catalog::SidecarWords,
+    /// Decisions on a camera card's photos go into sidecars on the card (default: never; they
+    /// wait in the catalog for the ingest).
+    #[serde(default)]
+    pub write_to_cards: bool,
 }
 
 /// How deciding behaves: moving on after a decision, and the auto-cull proposal's rules.

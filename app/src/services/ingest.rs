@@ -97,7 +97,11 @@ impl PlannedPhoto {
         let name = self.source.file_name()?.to_string_lossy().into_owned();
         self.files
             .iter()
-            .find(|f| f.source.file_name().is_some_and(|n| *n.to_string_lossy() == name))
+            .find(|f| {
+                f.source
+                    .file_name()
+                    .is_some_and(|n| *n.to_string_lossy() == name)
+            })
             .map(|f| f.rel.as_path())
     }
 }
@@ -119,10 +123,7 @@ impl Plan {
     }
 
     pub fn bytes(&self) -> u64 {
-        self.to_copy()
-            .flat_map(|p| &p.files)
-            .map(|f| f.size)
-            .sum()
+        self.to_copy().flat_map(|p| &p.files).map(|f| f.size).sum()
     }
 
     pub fn new_photos(&self) -> usize {
@@ -368,9 +369,8 @@ fn name_all(
                 .iter()
                 .map(|(m, _)| m.suffix.trim_start_matches('.').to_owned())
                 .collect();
-            let taken = |p: &Path| {
-                planned_names.contains(p) || roots.iter().any(|r| r.join(p).exists())
-            };
+            let taken =
+                |p: &Path| planned_names.contains(p) || roots.iter().any(|r| r.join(p).exists());
             photo.stem = ingest::naming::resolve(&[(wanted, suffixes)], &taken)
                 .into_iter()
                 .next()
@@ -448,7 +448,10 @@ pub enum Event<'a> {
     Progress(&'a Progress),
     /// A photo is on every drive, verified: `files` are its photo files on the working drive,
     /// the primary first (cull it now).
-    Landed { seq: u64, files: Vec<PathBuf> },
+    Landed {
+        seq: u64,
+        files: Vec<PathBuf>,
+    },
     /// A photo could not be brought in; the run goes on.
     Failed {
         source: &'a Path,
@@ -476,117 +479,118 @@ pub struct Outcome {
     pub elapsed: Duration,
 }
 
-/// Bring in what the plan says, telling `on` as it goes.
-pub fn run(
-    plan: &Plan,
-    options: &Options,
-    catalog: &mut Catalog,
-    cancel: &AtomicBool,
-    on: &mut dyn FnMut(Event<'_>),
-) -> Outcome {
-    let started = Instant::now();
-    let roots = options.roots();
-    let mut progress = Progress {
-        files_done: 0,
-        files_total: plan.files(),
-        bytes_done: 0,
-        bytes_total: plan.bytes(),
-        photos_done: 0,
-        photos_total: plan.new_photos(),
-        elapsed: Duration::ZERO,
-    };
-    let mut outcome = Outcome::default();
-    let mut last_told = Instant::now();
-    'photos: for photo in plan.to_copy() {
-        let mut error = None;
-        for file in &photo.files {
-            let dests: Vec<PathBuf> = file
-                .missing
-                .iter()
-                .map(|&r| roots[r].join(&file.rel))
-                .collect();
-            progress.elapsed = started.elapsed();
-            on(Event::Progress(&progress));
-            let copied = if dests.is_empty() {
-                // Landed in a run that stopped before recording it.
-                ingest::copy::hash_of(&file.source).map(|sha256| ingest::Copied {
-                    sha256,
-                    bytes: file.size,
-                })
-            } else {
-                let before = progress.bytes_done;
-                ingest::copy_verified(&file.source, &dests, cancel, &mut |n| {
-                    progress.bytes_done += n;
-                    if last_told.elapsed() >= Duration::from_millis(100) {
-                        last_told = Instant::now();
-                        progress.elapsed = started.elapsed();
-                        on(Event::Progress(&progress));
-                    }
-                })
-                .inspect_err(|_| progress.bytes_done = before)
-            };
-            match copied {
-                Ok(copied) => {
-                    let recorded = catalog.record_ingested(&IngestedFile {
-                        sha256: copied.sha256,
-                        size: copied.bytes,
-                        source: file.source.clone(),
-                        dest: roots[0].join(&file.rel),
-                    });
-                    if let Err(e) = recorded {
-                        outcome.stopped = Some(e.to_string());
-                        break 'photos;
-                    }
-                    outcome.copied_files += 1;
-                    outcome.bytes += copied.bytes;
-                    progress.files_done += 1;
-                    if dests.is_empty() {
-                        progress.bytes_done += file.size;
-                    }
+/// Where one photo of a run stands.
+#[derive(Default)]
+struct PhotoState {
+    /// Files not yet verified under their final names.
+    remaining: usize,
+    failed: bool,
+}
+
+/// A run in progress: what the producer (reading and writing) and the finisher (flushing,
+/// reading back, naming) report lands here, on the calling thread, in one place.
+struct Running<'a, 'e> {
+    photos: Vec<&'a PlannedPhoto>,
+    states: Vec<PhotoState>,
+    options: &'a Options,
+    catalog: &'a mut Catalog,
+    on: &'a mut dyn FnMut(Event<'_>),
+    progress: Progress,
+    outcome: Outcome,
+    started: Instant,
+    _e: std::marker::PhantomData<&'e ()>,
+}
+
+impl Running<'_, '_> {
+    fn tell_progress(&mut self) {
+        self.progress.elapsed = self.started.elapsed();
+        (self.on)(Event::Progress(&self.progress));
+    }
+
+    /// A file of photo `p` is on every drive, verified (or failed to be).
+    fn file_done(
+        &mut self,
+        p: usize,
+        file: &PlannedFile,
+        result: Result<ingest::Copied, IngestError>,
+    ) {
+        match result {
+            Ok(copied) => {
+                let recorded = self.catalog.record_ingested(&IngestedFile {
+                    sha256: copied.sha256,
+                    size: copied.bytes,
+                    source: file.source.clone(),
+                    dest: self.options.to.join(&file.rel),
+                });
+                if let Err(e) = recorded {
+                    self.stop(p, e.to_string());
+                    return;
                 }
-                Err(e) => {
-                    let stops = matches!(e, IngestError::Cancelled { .. })
-                        || e.is_destination()
-                        || !options.source.is_dir();
-                    if stops {
-                        outcome.stopped = Some(if options.source.is_dir() {
-                            e.to_string()
-                        } else {
-                            format!("the card is gone: {}", options.source.display())
-                        });
-                        outcome
-                            .failed
-                            .push((photo.source.clone(), e.to_string()));
-                        break 'photos;
-                    }
-                    error = Some(e.to_string());
-                    break;
+                self.outcome.copied_files += 1;
+                self.outcome.bytes += copied.bytes;
+                self.progress.files_done += 1;
+                self.states[p].remaining -= 1;
+                if self.states[p].remaining == 0 && !self.states[p].failed {
+                    self.photo_done(p);
+                }
+                self.tell_progress();
+            }
+            Err(e) => {
+                let stops = matches!(e, IngestError::Cancelled { .. })
+                    || e.is_destination()
+                    || !self.options.source.is_dir();
+                if stops {
+                    let why = if self.options.source.is_dir() {
+                        e.to_string()
+                    } else {
+                        format!("the card is gone: {}", self.options.source.display())
+                    };
+                    self.stop(p, why);
+                } else {
+                    self.fail(p, e.to_string());
                 }
             }
         }
-        if let Some(error) = error {
-            on(Event::Failed {
-                source: &photo.source,
-                error: &error,
-            });
-            outcome.failed.push((photo.source.clone(), error));
-            continue;
+    }
+
+    fn fail(&mut self, p: usize, error: String) {
+        if std::mem::replace(&mut self.states[p].failed, true) {
+            return;
         }
+        let source = &self.photos[p].source;
+        (self.on)(Event::Failed {
+            source,
+            error: &error,
+        });
+        self.outcome.failed.push((source.clone(), error));
+    }
+
+    fn stop(&mut self, p: usize, why: String) {
+        self.fail(p, why.clone());
+        self.outcome.stopped.get_or_insert(why);
+    }
+
+    /// Every file of photo `p` landed: its card decision and clock go with it, and it is told.
+    fn photo_done(&mut self, p: usize) {
+        let photo = self.photos[p];
+        let roots = self.options.roots();
         let primary = photo
             .primary_rel()
             .map(|rel| roots[0].join(rel))
             .unwrap_or_else(|| roots[0].join(&photo.stem));
-        if options.write_times && photo.offset_s != 0.0 {
-            write_times(photo, &roots, catalog, &mut outcome);
+        if self.options.write_times && photo.offset_s != 0.0 {
+            write_times(photo, &roots, self.catalog, &mut self.outcome);
         }
-        match carry_decision(catalog, &photo.source, &primary) {
-            Ok(true) => outcome.decisions_carried += 1,
+        match carry_decision(self.catalog, &photo.source, &primary) {
+            Ok(true) => self.outcome.decisions_carried += 1,
             Ok(false) => {}
-            Err(e) => outcome.failed.push((photo.source.clone(), e)),
+            Err(e) => self.outcome.failed.push((photo.source.clone(), e)),
         }
-        outcome.copied_photos += 1;
-        progress.photos_done += 1;
-        outcome.landed.push((photo.source.clone(), primary.clone()));
+        self.outcome.copied_photos += 1;
+        self.progress.photos_done += 1;
+        self.outcome
+            .landed
+            .push((photo.source.clone(), primary.clone()));
         let mut files = vec![primary.clone()];
         files.extend(
             photo
@@ -595,15 +599,125 @@ pub fn run(
                 .map(|f| roots[0].join(&f.rel))
                 .filter(|f| *f != primary && !sidecars::is_sidecar(f)),
         );
-        on(Event::Landed {
+        (self.on)(Event::Landed {
             seq: photo.seq,
             files,
         });
     }
-    progress.elapsed = started.elapsed();
-    on(Event::Progress(&progress));
-    outcome.elapsed = started.elapsed();
-    outcome
+}
+
+/// Bring in what the plan says, telling `on` as it goes. Two stages overlap: while one file
+/// is flushed, read back and named on a thread of its own, the next is read from the card —
+/// so the card and the drive are busy at once, as `cp` keeps them.
+pub fn run(
+    plan: &Plan,
+    options: &Options,
+    catalog: &mut Catalog,
+    cancel: &AtomicBool,
+    on: &mut dyn FnMut(Event<'_>),
+) -> Outcome {
+    let photos: Vec<&PlannedPhoto> = plan.to_copy().collect();
+    let mut run = Running {
+        states: photos
+            .iter()
+            .map(|p| PhotoState {
+                remaining: p.files.len(),
+                failed: false,
+            })
+            .collect(),
+        photos,
+        options,
+        catalog,
+        on,
+        progress: Progress {
+            files_total: plan.files(),
+            bytes_total: plan.bytes(),
+            photos_total: plan.new_photos(),
+            ..Progress::default()
+        },
+        outcome: Outcome::default(),
+        started: Instant::now(),
+        _e: std::marker::PhantomData,
+    };
+    let roots = options.roots();
+    std::thread::scope(|s| {
+        // One file at a time waits to be finished: the card is never read far ahead.
+        let (to_finish, jobs) = std::sync::mpsc::sync_channel::<(usize, usize, ingest::Written)>(1);
+        let (finished_tx, finished) = std::sync::mpsc::channel();
+        s.spawn(move || {
+            for (p, f, written) in jobs {
+                if finished_tx.send((p, f, written.finish())).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut last_told = Instant::now();
+        'photos: for p in 0..run.photos.len() {
+            let photo = run.photos[p];
+            for (f, file) in photo.files.iter().enumerate() {
+                while let Ok((p, f, result)) = finished.try_recv() {
+                    run.file_done(p, &run.photos[p].files[f], result);
+                }
+                if run.outcome.stopped.is_some() {
+                    break 'photos;
+                }
+                if run.states[p].failed {
+                    break;
+                }
+                run.tell_progress();
+                // A run killed mid-file left its temporary under this name: it goes.
+                for root in &roots {
+                    let _ = std::fs::remove_file(ingest::copy::part_path(&root.join(&file.rel)));
+                }
+                let dests: Vec<PathBuf> = file
+                    .missing
+                    .iter()
+                    .map(|&r| roots[r].join(&file.rel))
+                    .collect();
+                if dests.is_empty() {
+                    // Landed in a run that stopped before recording it.
+                    let copied = ingest::copy::hash_of(&file.source).map(|sha256| ingest::Copied {
+                        sha256,
+                        bytes: file.size,
+                    });
+                    run.progress.bytes_done += file.size;
+                    run.file_done(p, file, copied);
+                    continue;
+                }
+                let before = run.progress.bytes_done;
+                let written = {
+                    let run = &mut run;
+                    ingest::write_parts(&file.source, &dests, cancel, &mut |n| {
+                        run.progress.bytes_done += n;
+                        if last_told.elapsed() >= Duration::from_millis(100) {
+                            last_told = Instant::now();
+                            run.tell_progress();
+                        }
+                    })
+                };
+                match written {
+                    Ok(w) => {
+                        if let Err(back) = to_finish.send((p, f, w)) {
+                            // The finisher is gone (it panicked): finish here.
+                            let (p, f, w) = back.0;
+                            run.file_done(p, &run.photos[p].files[f], w.finish());
+                        }
+                    }
+                    Err(e) => {
+                        run.progress.bytes_done = before;
+                        run.file_done(p, file, Err(e));
+                    }
+                }
+            }
+        }
+        drop(to_finish);
+        for (p, f, result) in finished {
+            run.file_done(p, &run.photos[p].files[f], result);
+        }
+    });
+    run.tell_progress();
+    run.outcome.elapsed = run.started.elapsed();
+    run.outcome
 }
 
 /// A decision made on the card (held in the catalog, never written there) goes into the
@@ -613,9 +727,7 @@ fn carry_decision(catalog: &mut Catalog, card: &Path, copy: &Path) -> Result<boo
     let Some(decision) = decision.filter(|d| *d != Decision::default()) else {
         return Ok(false);
     };
-    let outcome = catalog
-        .decide(copy, &decision)
-        .map_err(|e| e.to_string())?;
+    let outcome = catalog.decide(copy, &decision).map_err(|e| e.to_string())?;
     match outcome.sidecar_error {
         Some(e) => Err(e.to_string()),
         None => Ok(true),

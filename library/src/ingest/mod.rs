@@ -8,5 +8,5 @@ pub mod copy;
 pub mod naming;
 pub mod retime;
 
-pub use copy::{Copied, IngestError, copy_verified};
+pub use copy::{Copied, IngestError, Written, copy_verified, write_parts};
 pub use naming::{Fields, Pattern, PatternError};

@@ -97,9 +97,9 @@ impl IngestWindow {
     /// "Ingesting 3 of 40…" while a copy runs.
     pub fn running_line(&self) -> Option<String> {
         match &self.stage {
-            Stage::Running { progress, .. } => Some(progress.read(|p| {
-                format!("Ingesting {} of {}…", p.photos_done, p.photos_total)
-            })),
+            Stage::Running { progress, .. } => Some(
+                progress.read(|p| format!("Ingesting {} of {}…", p.photos_done, p.photos_total)),
+            ),
             Stage::Planning(_) => Some("Ingest: reading the card…".to_owned()),
             _ => None,
         }
@@ -138,17 +138,24 @@ impl IngestWindow {
             return;
         };
         self.survey = None;
-        self.surveying = Some(Task::spawn("the card's survey", 1, wake.clone(), move |out| {
-            let found = darkroom_catalog::Catalog::open(
-                &catalog,
-                darkroom_catalog::SidecarNaming::default(),
-            )
-            .map_err(anyhow::Error::from)
-            .and_then(|c| service::survey(&card, &c, &std::sync::atomic::AtomicBool::new(false)))
-            .map(|(photos, _)| photos)
-            .map_err(|e| format!("{e:#}"));
-            out.send(found);
-        }));
+        self.surveying = Some(Task::spawn(
+            "the card's survey",
+            1,
+            wake.clone(),
+            move |out| {
+                let found = darkroom_catalog::Catalog::open(
+                    &catalog,
+                    darkroom_catalog::SidecarNaming::default(),
+                )
+                .map_err(anyhow::Error::from)
+                .and_then(|c| {
+                    service::survey(&card, &c, &std::sync::atomic::AtomicBool::new(false))
+                })
+                .map(|(photos, _)| photos)
+                .map_err(|e| format!("{e:#}"));
+                out.send(found);
+            },
+        ));
     }
 
     pub fn act(
@@ -518,9 +525,7 @@ fn said(o: &Outcome) -> Result<String, String> {
         ));
     }
     if let Some(why) = &o.stopped {
-        return Err(format!(
-            "{text}. Stopped: {why}. Ingest again to continue."
-        ));
+        return Err(format!("{text}. Stopped: {why}. Ingest again to continue."));
     }
     if !o.failed.is_empty() {
         let (file, why) = &o.failed[0];

@@ -30,6 +30,9 @@ pub struct WindowEnv<'a> {
     pub status: Option<&'a BackendStatus>,
     pub naming: SidecarNaming,
     pub words: darkroom_catalog::SidecarWords,
+    pub write_to_cards: bool,
+    /// The open folder's camera bodies: each with its photos and clock correction.
+    pub bodies: &'a [(String, usize, f64)],
     pub knobs: &'a settings::EngineKnobs,
     pub index: settings::IndexSettings<'a>,
     pub models_dir: Option<&'a Path>,

@@ -184,7 +184,10 @@ impl Knob<'_> {
 }
 
 #[derive(Default)]
-pub struct SettingsWindow;
+pub struct SettingsWindow {
+    /// Clock corrections being typed, by body.
+    clock_edits: std::collections::BTreeMap<String, String>,
+}
 
 impl AppWindow for SettingsWindow {
     fn title(&self) -> &'static str {
@@ -195,7 +198,67 @@ impl AppWindow for SettingsWindow {
         if let Some(change) = settings_grid(ui, env) {
             intents.push(Intent::Settings(change));
         }
+        if let Some(change) = clocks_ui(ui, env, &mut self.clock_edits) {
+            intents.push(Intent::Settings(change));
+        }
     }
+}
+
+/// Several cameras, one shoot: each body of the open folder with its clock correction, typed
+/// here ("+1h3m", "-63m", "-01:03:00") or set from two frames of one moment (Ctrl+T).
+fn clocks_ui(
+    ui: &mut egui::Ui,
+    env: &WindowEnv<'_>,
+    edits: &mut std::collections::BTreeMap<String, String>,
+) -> Option<SettingsChange> {
+    use darkroom_library::clock;
+    if env.bodies.is_empty() {
+        return None;
+    }
+    let mut change = None;
+    ui.separator();
+    ui.label("Camera clocks")
+        .on_hover_text("Bursts, scenes and shooting order (T) use the corrected times.");
+    ui.weak("Or select two photos of one moment from two cameras, the right one shown, and press Ctrl+T.");
+    egui::Grid::new("clocks")
+        .num_columns(3)
+        .spacing([12.0, 6.0])
+        .show(ui, |ui| {
+            for (body, photos, offset) in env.bodies {
+                let label = ui.label(format!("{body} ({photos})"));
+                let text = edits
+                    .entry(body.clone())
+                    .or_insert_with(|| clock::offset_words(*offset));
+                let field = ui
+                    .add_sized([120.0, 20.0], egui::TextEdit::singleline(text))
+                    .labelled_by(label.id);
+                let typed =
+                    clock::parse_offset(text).or_else(|| (text.trim() == "none").then_some(0.0));
+                if field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+                    match typed {
+                        Some(seconds) => {
+                            change = Some(SettingsChange::Clock(body.clone(), seconds));
+                            edits.remove(body);
+                        }
+                        None => {
+                            ui.colored_label(
+                                crate::gui::theme::ERROR_TEXT,
+                                "try +1h3m, -63m or -01:03:00",
+                            );
+                        }
+                    }
+                } else if typed.is_none() {
+                    ui.colored_label(
+                        crate::gui::theme::ERROR_TEXT,
+                        "try +1h3m, -63m or -01:03:00",
+                    );
+                } else {
+                    ui.weak(format!("now {}; Enter sets", clock::offset_words(*offset)));
+                }
+                ui.end_row();
+            }
+        });
+    change
 }
 
 fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChange> {
@@ -370,6 +433,18 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                         change = Some(SettingsChange::Words(words));
                     }
                 });
+                ui.end_row();
+                ui.label("Camera cards");
+                let mut write = env.write_to_cards;
+                ui.checkbox(&mut write, "Write sidecars on the card too")
+                    .on_hover_text(
+                        "Off: decisions made on a card (a DCIM folder) wait in the catalog and \
+                         go into the copies' sidecars when the card is ingested. A card \
+                         mounted read-only is never written.",
+                    );
+                if write != env.write_to_cards {
+                    change = Some(SettingsChange::WriteToCards(write));
+                }
                 ui.end_row();
                 let label = ui.label("Inference threads").id;
                 let threads = Knob {
