@@ -330,3 +330,65 @@ fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
     h.get_by_label("Canon EOS R6 #111 (2)");
     h.snap("settings_clocks");
 }
+
+/// Culling while the card is copied: the first photos land in the grid while the rest are on
+/// their way, a pick made on one then is kept in catalog and sidecar, and every photo of the
+/// card ends in the grid once.
+#[test]
+fn a_pick_made_while_the_rest_is_copied_is_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card");
+    let folder = card.join("DCIM/100TEST");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // 80 camera-sized JPEGs: a real photo, then 4 MB a decoder never reads (after its end).
+    let jpeg = std::fs::read(crate::support::photo("rocket.jpg")).expect("photo");
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for k in 1..=80 {
+        let mut bytes = jpeg.clone();
+        bytes.resize(jpeg.len() + (4 << 20), 0);
+        for chunk in bytes[jpeg.len()..].chunks_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
+        }
+        std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), bytes).expect("write");
+    }
+    let work = dir.path().join("work");
+    let mut h = harness_with(dir.path(), None, ort_cpu(), Arc::new(|_| None));
+    settle(&mut h);
+    h.state_mut().windows.ingest.card = Some(card.clone());
+    h.state_mut().windows.ingest.to = Some(work.clone());
+    h.state_mut().windows.ingest.pattern = "{name}".into();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
+    h.run_steps(2);
+    h.get_by_label("Copy and verify").click();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while h.state().cull.entries().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "nothing landed");
+        h.step();
+    }
+    // The window goes; the copy goes on behind the grid.
+    h.key_press(egui::Key::Escape);
+    h.key_press(egui::Key::P);
+    let copying_when_picked = h.state().windows.ingest.busy();
+    let first = h.state().cull.entries()[0].item.primary.clone();
+    settle(&mut h);
+    assert!(
+        copying_when_picked,
+        "the pick was made while the card was still being copied"
+    );
+    assert_eq!(h.state().cull.entries().len(), 80, "every photo once");
+    let decided = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    )
+    .expect("catalog")
+    .decision(&first)
+    .expect("query")
+    .expect("recorded");
+    assert_eq!(decided.flag, darkroom_catalog::Flag::Pick, "{first:?}");
+    let sidecar = std::fs::read_to_string(format!("{}.xmp", first.display())).expect("sidecar");
+    assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
+    h.get_by_label_contains("Ingest: 80 photos copied (80 files");
+}

@@ -606,9 +606,49 @@ impl Running<'_, '_> {
     }
 }
 
-/// Bring in what the plan says, telling `on` as it goes. Two stages overlap: while one file
-/// is flushed, read back and named on a thread of its own, the next is read from the card —
-/// so the card and the drive are busy at once, as `cp` keeps them.
+/// Files written before their batch goes to be flushed: enough that the drive flushes in long
+/// runs, as `cp` + `sync` lets it, not one journal commit per file (ext4 commits every file's
+/// data with each one).
+const BATCH_BYTES: u64 = 256 << 20;
+const BATCH_FILES: usize = 64;
+
+/// Flush, check and name a batch of written files, each folder flushed once; each file's
+/// result, in order.
+fn finish_batch(
+    batch: Vec<(usize, usize, ingest::Written)>,
+    report: &mut dyn FnMut(usize, usize, Result<ingest::Copied, IngestError>),
+) {
+    let mut flushed = Vec::with_capacity(batch.len());
+    for (p, f, w) in batch {
+        match w.flush() {
+            Ok(()) => flushed.push((p, f, w)),
+            Err(e) => report(p, f, Err(e)),
+        }
+    }
+    let mut named = Vec::with_capacity(flushed.len());
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for (p, f, w) in flushed {
+        match w.check_and_name() {
+            Ok((copied, ds)) => {
+                for d in ds {
+                    if !dirs.contains(&d) {
+                        dirs.push(d);
+                    }
+                }
+                named.push((p, f, copied));
+            }
+            Err(e) => report(p, f, Err(e)),
+        }
+    }
+    let synced = dirs.iter().try_for_each(|d| ingest::copy::sync_dir(d));
+    for (p, f, copied) in named {
+        report(p, f, synced.clone().map(|()| copied));
+    }
+}
+
+/// Bring in what the plan says, telling `on` as it goes. Two stages overlap: while one batch
+/// of files is flushed, read back and named on a thread of its own, the next is read from the
+/// card — so the card and the drive are busy at once, as `cp` keeps them.
 pub fn run(
     plan: &Plan,
     options: &Options,
@@ -641,16 +681,21 @@ pub fn run(
     };
     let roots = options.roots();
     std::thread::scope(|s| {
-        // One file at a time waits to be finished: the card is never read far ahead.
-        let (to_finish, jobs) = std::sync::mpsc::sync_channel::<(usize, usize, ingest::Written)>(1);
+        // One batch at a time waits to be finished: the card is never read far ahead.
+        type Batch = Vec<(usize, usize, ingest::Written)>;
+        let (to_finish, jobs) = std::sync::mpsc::sync_channel::<Batch>(1);
         let (finished_tx, finished) = std::sync::mpsc::channel();
         s.spawn(move || {
-            for (p, f, written) in jobs {
-                if finished_tx.send((p, f, written.finish())).is_err() {
-                    break;
-                }
+            for batch in jobs {
+                finish_batch(batch, &mut |p, f, result| {
+                    let _ = finished_tx.send((p, f, result));
+                });
             }
         });
+        let mut batch: Batch = Vec::new();
+        let mut batch_bytes = 0u64;
+        // The first batch is one file: the first photo lands (and can be culled) at once.
+        let mut first_batch = true;
         let mut last_told = Instant::now();
         'photos: for p in 0..run.photos.len() {
             let photo = run.photos[p];
@@ -697,10 +742,17 @@ pub fn run(
                 };
                 match written {
                     Ok(w) => {
-                        if let Err(back) = to_finish.send((p, f, w)) {
-                            // The finisher is gone (it panicked): finish here.
-                            let (p, f, w) = back.0;
-                            run.file_done(p, &run.photos[p].files[f], w.finish());
+                        batch_bytes += file.size * dests.len() as u64;
+                        batch.push((p, f, w));
+                        if first_batch || batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_FILES {
+                            first_batch = false;
+                            batch_bytes = 0;
+                            if let Err(back) = to_finish.send(std::mem::take(&mut batch)) {
+                                // The finisher is gone (it panicked): finish here.
+                                finish_batch(back.0, &mut |p, f, r| {
+                                    run.file_done(p, &run.photos[p].files[f], r);
+                                });
+                            }
                         }
                     }
                     Err(e) => {
@@ -709,6 +761,13 @@ pub fn run(
                     }
                 }
             }
+        }
+        if !batch.is_empty()
+            && let Err(back) = to_finish.send(std::mem::take(&mut batch))
+        {
+            finish_batch(back.0, &mut |p, f, r| {
+                run.file_done(p, &run.photos[p].files[f], r);
+            });
         }
         drop(to_finish);
         for (p, f, result) in finished {

@@ -11,16 +11,18 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::SyncSender;
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use sha2::{Digest, Sha256};
 
 /// Read and write in chunks of this many bytes.
 const CHUNK: usize = 1 << 20;
+/// A chunk of the source, shared by the writer and the hasher.
+type Chunk = Arc<Vec<u8>>;
 /// A copy in progress is named so beside its final name: `.NAME.darkroom-part`.
 const PART_SUFFIX: &str = ".darkroom-part";
 
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum IngestError {
     #[error("{what}: {reason}: {}", path.display())]
     Io {
@@ -113,7 +115,8 @@ pub struct Written {
     source: PathBuf,
     dests: Vec<PathBuf>,
     parts: Vec<PathBuf>,
-    sha256: String,
+    /// The SHA-256 being finished on its own thread: the next file is read meanwhile.
+    sha256: Option<std::thread::JoinHandle<String>>,
     crc: u32,
     bytes: u64,
     finished: bool,
@@ -136,18 +139,20 @@ impl Written {
 
     /// The copy's second half: each temporary flushed to disk, read back and checked against
     /// the source, then given its final name (never over a file) and its folder flushed. A
-    /// pipeline runs it on another thread while the next file is read.
-    pub fn finish(mut self) -> Result<Copied, IngestError> {
-        let result = self.flush_check_name();
-        // Whatever happened, no temporary stays behind (a named copy's is already gone).
-        for p in &self.parts {
-            let _ = std::fs::remove_file(p);
+    /// pipeline runs it on another thread while the next file is read; one that finishes
+    /// many at once calls [`Written::flush`], [`Written::check_and_name`] and [`sync_dir`]
+    /// itself, each folder flushed once.
+    pub fn finish(self) -> Result<Copied, IngestError> {
+        self.flush()?;
+        let (copied, dirs) = self.check_and_name()?;
+        for dir in dirs {
+            sync_dir(&dir)?;
         }
-        self.finished = true;
-        result
+        Ok(copied)
     }
 
-    fn flush_check_name(&self) -> Result<Copied, IngestError> {
+    /// Each temporary's bytes to disk.
+    pub fn flush(&self) -> Result<(), IngestError> {
         for p in &self.parts {
             File::options()
                 .write(true)
@@ -155,6 +160,39 @@ impl Written {
                 .and_then(|f| f.sync_all())
                 .map_err(io("cannot flush the copy to disk", p))?;
         }
+        Ok(())
+    }
+
+    /// Each flushed temporary read back and checked, then named; the folders that hold the
+    /// new names, to flush before the copy counts. Whatever happens, no temporary stays.
+    pub fn check_and_name(mut self) -> Result<(Copied, Vec<PathBuf>), IngestError> {
+        let result = self.check_and_name_parts().and_then(|dirs| {
+            let sha256 = self
+                .sha256
+                .take()
+                .and_then(|h| h.join().ok())
+                .ok_or_else(|| IngestError::Io {
+                    what: "cannot hash the photo",
+                    reason: "the hashing thread stopped".into(),
+                    path: self.source.clone(),
+                })?;
+            Ok((
+                Copied {
+                    sha256,
+                    bytes: self.bytes,
+                },
+                dirs,
+            ))
+        });
+        // A named copy's temporary is already gone; any other goes now.
+        for p in &self.parts {
+            let _ = std::fs::remove_file(p);
+        }
+        self.finished = true;
+        result
+    }
+
+    fn check_and_name_parts(&self) -> Result<Vec<PathBuf>, IngestError> {
         let expected = format!("{:08x}", self.crc);
         for (p, d) in self.parts.iter().zip(&self.dests) {
             let found = format!("{:08x}", crc_of(p)?);
@@ -166,16 +204,16 @@ impl Written {
                 });
             }
         }
+        let mut dirs = Vec::new();
         for (p, d) in self.parts.iter().zip(&self.dests) {
             take_final_name(p, d)?;
-            if let Some(dir) = d.parent() {
-                sync_dir(dir)?;
+            if let Some(dir) = d.parent()
+                && !dirs.iter().any(|x: &PathBuf| x == dir)
+            {
+                dirs.push(dir.to_path_buf());
             }
         }
-        Ok(Copied {
-            sha256: self.sha256.clone(),
-            bytes: self.bytes,
-        })
+        Ok(dirs)
     }
 }
 
@@ -217,7 +255,7 @@ fn write_parts_from(
         source: source.to_path_buf(),
         dests: dests.to_vec(),
         parts: Vec::new(),
-        sha256: String::new(),
+        sha256: None,
         crc: 0,
         bytes: 0,
         finished: false,
@@ -228,34 +266,34 @@ fn write_parts_from(
         written.parts.push(p.clone());
         outs.push(out);
     }
-    // SHA-256 runs beside the reads and writes: on two cores it costs the copy nothing.
-    let (to_hasher, chunks) = std::sync::mpsc::sync_channel::<Arc<Vec<u8>>>(4);
-    let (pumped, sha256) = std::thread::scope(|s| {
-        let hasher = s.spawn(move || {
+    // SHA-256 runs beside the reads and writes, and finishes while the next file is read:
+    // on two cores it costs the copy little.
+    let (to_hasher, chunks) = std::sync::mpsc::sync_channel::<Arc<Vec<u8>>>(8);
+    // Hashed chunks come back to be read into again: no buffer is allocated and zeroed twice.
+    let (recycle, recycled) = std::sync::mpsc::channel::<Arc<Vec<u8>>>();
+    let hasher = std::thread::Builder::new()
+        .name("ingest-sha256".into())
+        .spawn(move || {
             let mut hash = Sha256::new();
             for chunk in chunks {
                 hash.update(&chunk[..]);
+                let _ = recycle.send(chunk);
             }
             hex::encode(hash.finalize())
-        });
-        let pumped = pump(
-            &mut reader,
-            source,
-            &mut outs,
-            &parts,
-            &to_hasher,
-            cancel,
-            advanced,
-        );
-        drop(to_hasher);
-        (pumped, hasher.join())
-    });
+        })
+        .map_err(io("cannot start hashing the photo", source))?;
+    written.sha256 = Some(hasher);
+    let pumped = pump(
+        &mut reader,
+        source,
+        &mut outs,
+        &parts,
+        (&to_hasher, &recycled),
+        cancel,
+        advanced,
+    );
+    drop(to_hasher);
     let (bytes, crc) = pumped?;
-    written.sha256 = sha256.map_err(|_| IngestError::Io {
-        what: "cannot hash the photo",
-        reason: "the hashing thread stopped".into(),
-        path: source.to_path_buf(),
-    })?;
     if let Some(size) = size.filter(|&s| s != bytes) {
         return Err(IngestError::Changed {
             size,
@@ -275,7 +313,7 @@ fn pump(
     source: &Path,
     outs: &mut [File],
     parts: &[PathBuf],
-    hasher: &SyncSender<Arc<Vec<u8>>>,
+    (hasher, recycled): (&SyncSender<Chunk>, &Receiver<Chunk>),
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<(u64, u32), IngestError> {
@@ -287,13 +325,25 @@ fn pump(
                 path: source.to_path_buf(),
             });
         }
-        let mut buf = vec![0u8; CHUNK];
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io("cannot read the photo", source)(e)),
-        };
+        let mut buf = recycled
+            .try_recv()
+            .ok()
+            .and_then(|chunk| Arc::try_unwrap(chunk).ok())
+            .unwrap_or_default();
+        buf.resize(CHUNK, 0);
+        // A whole chunk (or the file's end): one read of a file gives it at once.
+        let mut n = 0;
+        while n < CHUNK {
+            match reader.read(&mut buf[n..]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io("cannot read the photo", source)(e)),
+            }
+        }
+        if n == 0 {
+            break;
+        }
         buf.truncate(n);
         crc.update(&buf);
         let chunk = Arc::new(buf);
@@ -370,7 +420,8 @@ fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
     }
 }
 
-fn sync_dir(dir: &Path) -> Result<(), IngestError> {
+/// A folder's entries to disk: a new name in it is durable.
+pub fn sync_dir(dir: &Path) -> Result<(), IngestError> {
     #[cfg(unix)]
     File::open(dir)
         .and_then(|d| d.sync_all())
