@@ -185,7 +185,7 @@ impl ExportWindow {
                 ui.label(format!(
                     "{} ({}) into {}",
                     files_word(items),
-                    size(plan.total_bytes()),
+                    super::size_words(plan.total_bytes()),
                     plan.dest.display()
                 ));
                 ui.weak("Each pick's RAW and JPEG and their XMP sidecars, kept at their place under the folder; a list of what was copied goes with them.");
@@ -304,18 +304,5 @@ fn said(r: &Report, mode: Mode) -> String {
 }
 
 fn files_word(n: usize) -> String {
-    if n == 1 {
-        "1 file".into()
-    } else {
-        format!("{n} files")
-    }
-}
-
-fn size(bytes: u64) -> String {
-    let mb = bytes as f64 / 1e6;
-    if mb >= 1000.0 {
-        format!("{:.1} GB", mb / 1000.0)
-    } else {
-        format!("{mb:.1} MB")
-    }
+    super::count_words(n, "file", "files")
 }

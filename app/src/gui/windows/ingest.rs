@@ -436,7 +436,7 @@ impl IngestWindow {
                 ui.label(format!(
                     "{} to copy ({}), {} ingested before.",
                     photos_word(plan.new_photos()),
-                    size(plan.bytes()),
+                    super::size_words(plan.bytes()),
                     plan.already()
                 ));
                 ui.colored_label(
@@ -516,7 +516,7 @@ fn said(o: &Outcome) -> Result<String, String> {
         "{} copied ({} files, {}) and verified",
         photos_word(o.copied_photos),
         o.copied_files,
-        size(o.bytes)
+        super::size_words(o.bytes)
     );
     if o.decisions_carried > 0 {
         text.push_str(&format!(
@@ -545,18 +545,5 @@ fn file_name(p: &std::path::Path) -> String {
 }
 
 fn photos_word(n: usize) -> String {
-    if n == 1 {
-        "1 photo".into()
-    } else {
-        format!("{n} photos")
-    }
-}
-
-fn size(bytes: u64) -> String {
-    let mb = bytes as f64 / 1e6;
-    if mb >= 1000.0 {
-        format!("{:.1} GB", mb / 1000.0)
-    } else {
-        format!("{mb:.1} MB")
-    }
+    super::count_words(n, "photo", "photos")
 }

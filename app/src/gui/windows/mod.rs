@@ -104,6 +104,25 @@ impl Windows {
     }
 }
 
+/// "1 photo", "12 photos".
+fn count_words(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+/// "412.0 MB", "3.1 GB".
+fn size_words(bytes: u64) -> String {
+    let mb = bytes as f64 / 1e6;
+    if mb >= 1000.0 {
+        format!("{:.1} GB", mb / 1000.0)
+    } else {
+        format!("{mb:.1} MB")
+    }
+}
+
 /// The backend row: the engine's one line, or honest words while it starts.
 fn backend_line(ui: &mut egui::Ui, status: Option<&BackendStatus>) {
     match status {
