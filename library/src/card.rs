@@ -74,7 +74,7 @@ mod tests {
     }
 
     #[test]
-    fn a_read_only_mount_is_told() {
+    fn a_writable_folder_and_a_missing_one_are_not_read_only_media() {
         // A read-only mount itself is tried in tests/e2e/ingest_cli.rs (a bind mount in a
         // user namespace).
         let t = tempfile::tempdir().expect("tempdir");

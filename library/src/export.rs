@@ -318,13 +318,7 @@ fn copy_into(
 }
 
 fn sync_dir(dir: &Path) -> Result<(), ExportError> {
-    #[cfg(unix)]
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io("cannot flush the destination folder", dir))?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
+    crate::durable::sync_dir(dir).map_err(io("cannot flush the destination folder", dir))
 }
 
 /// `darkroom-export.txt` (or `-2`, `-3`, … when an earlier export left one): a line per file,

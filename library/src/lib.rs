@@ -7,6 +7,7 @@ pub mod budget;
 pub mod card;
 pub mod clock;
 pub mod decode;
+pub mod durable;
 pub mod error;
 pub mod export;
 pub mod facts;

@@ -364,15 +364,27 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
     h.run_steps(2);
     h.get_by_label("Copy and verify").click();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    while h.state().cull.entries().is_empty() {
+    while h.state().cull.entries().len() < 2 {
         assert!(std::time::Instant::now() < deadline, "nothing landed");
         h.step();
     }
-    // The window goes; the copy goes on behind the grid.
-    h.key_press(egui::Key::Escape);
-    h.key_press(egui::Key::P);
+    // At a culler's pace, in one frame: the window goes (the copy goes on behind the grid),
+    // the first photo picked, the next rejected.
+    let (first, second) = {
+        let e = h.state().cull.entries();
+        (e[0].item.primary.clone(), e[1].item.primary.clone())
+    };
+    use egui::{Key, Modifiers};
+    crate::gui_pace::keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::Escape, Modifiers::NONE),
+            (Key::P, Modifiers::NONE),
+            (Key::ArrowRight, Modifiers::NONE),
+            (Key::X, Modifiers::NONE),
+        ],
+    );
     let copying_when_picked = h.state().windows.ingest.busy();
-    let first = h.state().cull.entries()[0].item.primary.clone();
     settle(&mut h);
     assert!(
         copying_when_picked,
@@ -388,6 +400,15 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
     .expect("query")
     .expect("recorded");
     assert_eq!(decided.flag, darkroom_catalog::Flag::Pick, "{first:?}");
+    let rejected = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    )
+    .expect("catalog")
+    .decision(&second)
+    .expect("query")
+    .expect("recorded");
+    assert_eq!(rejected.flag, darkroom_catalog::Flag::Reject, "{second:?}");
     let sidecar = std::fs::read_to_string(format!("{}.xmp", first.display())).expect("sidecar");
     assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
     h.get_by_label_contains("Ingest: 80 photos copied (80 files");

@@ -21,7 +21,7 @@ fn catalog(dir: &Path) -> Catalog {
     Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog")
 }
 
-fn key(key: Key, modifiers: Modifiers) -> egui::Event {
+pub(crate) fn key(key: Key, modifiers: Modifiers) -> egui::Event {
     egui::Event::Key {
         key,
         physical_key: None,
@@ -32,7 +32,7 @@ fn key(key: Key, modifiers: Modifiers) -> egui::Event {
 }
 
 /// Several keys inside one frame, as a culler types while a frame is slow.
-fn keys_in_one_frame(h: &mut Harness<'static, DarkRoom>, keys: &[(Key, Modifiers)]) {
+pub(crate) fn keys_in_one_frame(h: &mut Harness<'static, DarkRoom>, keys: &[(Key, Modifiers)]) {
     for &(k, m) in keys {
         h.input_mut().events.push(key(k, m));
     }

@@ -16,7 +16,7 @@ use anyhow::Context;
 use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_library::ingest::Pattern;
 
-use crate::services::ingest::{self, Collisions, Options};
+use crate::services::ingest::{self, Options};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -132,7 +132,6 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                         },
                         pattern: Pattern::parse(ingest::DEFAULT_PATTERN)?,
                         job: String::new(),
-                        collisions: Collisions::Number,
                         write_times: false,
                     };
                     let cancel = AtomicBool::new(false);

@@ -134,16 +134,16 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         backups: args.backup.clone(),
         pattern: Pattern::parse(&args.pattern)?,
         job: args.job.clone(),
-        collisions: match args.on_collision {
-            OnCollision::Number => Collisions::Number,
-            OnCollision::Skip => Collisions::Skip,
-        },
         write_times: args.write_times,
+    };
+    let collisions = match args.on_collision {
+        OnCollision::Number => Collisions::Number,
+        OnCollision::Skip => Collisions::Skip,
     };
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
     let cancel = AtomicBool::new(false);
-    let plan = ingest::plan(&options, &catalog, &cancel)?.with_collisions(options.collisions);
+    let plan = ingest::plan(&options, &catalog, &cancel)?.with_collisions(collisions);
     for cause in &plan.unreadable {
         eprintln!("darkroom: {cause}");
     }

@@ -39,7 +39,6 @@ pub struct Options {
     pub backups: Vec<PathBuf>,
     pub pattern: Pattern,
     pub job: String,
-    pub collisions: Collisions,
     /// Write each body's clock correction into the copies' EXIF times.
     pub write_times: bool,
 }
@@ -75,8 +74,6 @@ pub struct PlannedPhoto {
     pub body: Option<String>,
     /// The body's clock correction, seconds.
     pub offset_s: f64,
-    /// Capture time on the shoot's clock (the correction applied), seconds since 1970.
-    pub taken: Option<i64>,
     /// What is still to copy; empty when every file was ingested before.
     pub files: Vec<PlannedFile>,
     /// Its new path under each drive, without extension (the pattern's, or numbered).
@@ -306,7 +303,7 @@ fn name_all(
             fields,
             body,
             offset_s,
-            taken,
+            ..
         } = surveyed;
         let seq = fields.seq;
         // What of it was ingested before, by content: a size never seen needs no hash.
@@ -333,7 +330,6 @@ fn name_all(
             seq,
             body,
             offset_s,
-            taken,
             files: Vec::new(),
             stem: wanted.clone(),
             collided: false,
@@ -449,7 +445,6 @@ pub enum Event<'a> {
     /// A photo is on every drive, verified: `files` are its photo files on the working drive,
     /// the primary first (cull it now).
     Landed {
-        seq: u64,
         files: Vec<PathBuf>,
     },
     /// A photo could not be brought in; the run goes on.
@@ -474,8 +469,6 @@ pub struct Outcome {
     /// Copies whose EXIF times were corrected, and those whose format is not rewritten.
     pub times_written: usize,
     pub times_not_written: Vec<String>,
-    /// Each photo brought in: its card file and its working copy.
-    pub landed: Vec<(PathBuf, PathBuf)>,
     pub elapsed: Duration,
 }
 
@@ -489,7 +482,7 @@ struct PhotoState {
 
 /// A run in progress: what the producer (reading and writing) and the finisher (flushing,
 /// reading back, naming) report lands here, on the calling thread, in one place.
-struct Running<'a, 'e> {
+struct Running<'a> {
     photos: Vec<&'a PlannedPhoto>,
     states: Vec<PhotoState>,
     options: &'a Options,
@@ -498,10 +491,9 @@ struct Running<'a, 'e> {
     progress: Progress,
     outcome: Outcome,
     started: Instant,
-    _e: std::marker::PhantomData<&'e ()>,
 }
 
-impl Running<'_, '_> {
+impl Running<'_> {
     fn tell_progress(&mut self) {
         self.progress.elapsed = self.started.elapsed();
         (self.on)(Event::Progress(&self.progress));
@@ -588,9 +580,6 @@ impl Running<'_, '_> {
         }
         self.outcome.copied_photos += 1;
         self.progress.photos_done += 1;
-        self.outcome
-            .landed
-            .push((photo.source.clone(), primary.clone()));
         let mut files = vec![primary.clone()];
         files.extend(
             photo
@@ -599,10 +588,7 @@ impl Running<'_, '_> {
                 .map(|f| roots[0].join(&f.rel))
                 .filter(|f| *f != primary && !sidecars::is_sidecar(f)),
         );
-        (self.on)(Event::Landed {
-            seq: photo.seq,
-            files,
-        });
+        (self.on)(Event::Landed { files });
     }
 }
 
@@ -677,7 +663,6 @@ pub fn run(
         },
         outcome: Outcome::default(),
         started: Instant::now(),
-        _e: std::marker::PhantomData,
     };
     let roots = options.roots();
     std::thread::scope(|s| {

@@ -133,10 +133,6 @@ impl Drop for Written {
 }
 
 impl Written {
-    pub fn source(&self) -> &Path {
-        &self.source
-    }
-
     /// The copy's second half: each temporary flushed to disk, read back and checked against
     /// the source, then given its final name (never over a file) and its folder flushed. A
     /// pipeline runs it on another thread while the next file is read; one that finishes
@@ -422,13 +418,7 @@ fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
 
 /// A folder's entries to disk: a new name in it is durable.
 pub fn sync_dir(dir: &Path) -> Result<(), IngestError> {
-    #[cfg(unix)]
-    File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(io("cannot flush the destination folder", dir))?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
+    crate::durable::sync_dir(dir).map_err(io("cannot flush the destination folder", dir))
 }
 
 #[cfg(test)]

@@ -128,7 +128,6 @@ impl IngestWindow {
             backups: self.backup.iter().cloned().collect(),
             pattern,
             job: self.job.clone(),
-            collisions: Collisions::Number,
             write_times: false,
         })
     }
