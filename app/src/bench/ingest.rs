@@ -38,6 +38,31 @@ pub struct Args {
     /// rest incompressible bytes), e.g. exiv2's Canon-R6-pruned.CR3; without, bytes alone.
     #[arg(long)]
     pub template: Option<PathBuf>,
+    /// Read this card (only read) instead of making one: a real card in its reader, or one made
+    /// long enough ago that no cache holds it. A card made now is still in the memory of
+    /// whatever is under the disk (a virtual machine's host), which `--drop-caches` cannot
+    /// reach: every contender then reads it at memory speed, and the one that does the most
+    /// work in memory loses more than it would to a card.
+    #[arg(long, conflicts_with_all = ["files", "mb", "template"])]
+    pub card: Option<PathBuf>,
+}
+
+/// The files under `dir` and their bytes.
+fn card_size(dir: &Path) -> anyhow::Result<(usize, u64)> {
+    let (mut files, mut bytes) = (0, 0);
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let entry = entry?;
+        let meta = entry.metadata()?;
+        if meta.is_dir() {
+            let (f, b) = card_size(&entry.path())?;
+            files += f;
+            bytes += b;
+        } else if meta.is_file() {
+            files += 1;
+            bytes += meta.len();
+        }
+    }
+    Ok((files, bytes))
 }
 
 /// A card of `n` RAW-sized files of incompressible bytes (a fixed generator: the same card
@@ -83,12 +108,20 @@ fn median(mut v: Vec<Duration>) -> Duration {
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let scratch = &a.scratch;
     std::fs::create_dir_all(scratch)?;
-    let template = match &a.template {
-        Some(t) => std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?,
-        None => Vec::new(),
+    let card = match &a.card {
+        Some(card) => card.clone(),
+        None => {
+            let template = match &a.template {
+                Some(t) => {
+                    std::fs::read(t).with_context(|| format!("cannot read {}", t.display()))?
+                }
+                None => Vec::new(),
+            };
+            make_card(scratch, a.files, a.mb, &template)?
+        }
     };
-    let card = make_card(scratch, a.files, a.mb, &template)?;
-    let bytes = (a.files * (a.mb << 20).max(template.len())) as f64;
+    let (files, bytes) = card_size(&card)?;
+    let bytes = bytes as f64;
     let q = |p: &Path| format!("'{}'", p.display());
     let names = [
         "cp",
@@ -111,11 +144,12 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             }
             let started = Instant::now();
             match c {
-                0 => sh(&format!("cp -r {}/DCIM {}", q(&card), q(&out)))?,
-                1 => sh(&format!("cp -r {}/DCIM {} && sync", q(&card), q(&out)))?,
+                0 => sh(&format!("cp -r {}/. {}/card", q(&card), q(&out)))?,
+                1 => sh(&format!("cp -r {}/. {}/card && sync", q(&card), q(&out)))?,
                 2 => sh(&format!(
-                    "cp -r {card}/DCIM {out} && (cd {card}/DCIM && sha256sum */* > {out}/sums) \
-                     && (cd {out}/DCIM && sha256sum -c --quiet {out}/sums) && sync",
+                    "cp -r {card}/. {out}/card \
+                     && (cd {card} && find . -type f -exec sha256sum {{}} + > {out}/sums) \
+                     && (cd {out}/card && sha256sum -c --quiet {out}/sums) && sync",
                     card = q(&card),
                     out = q(&out)
                 ))?,
@@ -138,7 +172,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                     let plan = ingest::plan(&options, &c2, &cancel)?;
                     let outcome = ingest::run(&plan, &options, &mut c2, &cancel, &mut |_| {});
                     anyhow::ensure!(
-                        outcome.failed.is_empty() && outcome.copied_files == a.files,
+                        outcome.failed.is_empty() && outcome.copied_files == files,
                         "the ingest did not copy every file: {:?}",
                         outcome.failed
                     );
@@ -151,10 +185,9 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     let cp = median(times[0].clone()).as_secs_f64();
     let cp_sync = median(times[1].clone()).as_secs_f64();
     println!(
-        "{} files × {} MB ({:.2} GB) on {}, median of {} rounds{}",
-        a.files,
-        a.mb,
+        "{files} files ({:.2} GB) from {} to {}, median of {} rounds{}",
         bytes / 1e9,
+        card.display(),
         scratch.display(),
         a.rounds,
         if a.drop_caches {

@@ -499,25 +499,40 @@ impl Running<'_> {
         (self.on)(Event::Progress(&self.progress));
     }
 
-    /// A file of photo `p` is on every drive, verified (or failed to be).
-    fn file_done(
-        &mut self,
-        p: usize,
-        file: &PlannedFile,
-        result: Result<ingest::Copied, IngestError>,
-    ) {
+    /// Files finished together (a batch flushed, read back and named at once): the verified
+    /// ones recorded in one commit — one flush of the catalog a batch, not one a file, and
+    /// none on the thread that reads the card while a batch lands — then each told.
+    fn batch_done(&mut self, results: Vec<FileResult>) {
+        let (photos, to) = (&self.photos, &self.options.to);
+        let recorded = self
+            .catalog
+            .transaction(|c| {
+                results.iter().try_for_each(|(p, f, result)| match result {
+                    Ok(copied) => {
+                        let file = &photos[*p].files[*f];
+                        c.record_ingested(&IngestedFile {
+                            sha256: copied.sha256.clone(),
+                            size: copied.bytes,
+                            source: file.source.clone(),
+                            dest: to.join(&file.rel),
+                        })
+                    }
+                    Err(_) => Ok(()),
+                })
+            })
+            .and_then(|r| r);
+        for (p, _, result) in results {
+            match (&recorded, result) {
+                (Err(e), Ok(_)) => self.stop(p, e.to_string()),
+                (_, result) => self.file_done(p, result),
+            }
+        }
+    }
+
+    /// A file of photo `p` is on every drive, verified and recorded (or failed to be).
+    fn file_done(&mut self, p: usize, result: Result<ingest::Copied, IngestError>) {
         match result {
             Ok(copied) => {
-                let recorded = self.catalog.record_ingested(&IngestedFile {
-                    sha256: copied.sha256,
-                    size: copied.bytes,
-                    source: file.source.clone(),
-                    dest: self.options.to.join(&file.rel),
-                });
-                if let Err(e) = recorded {
-                    self.stop(p, e.to_string());
-                    return;
-                }
                 self.outcome.copied_files += 1;
                 self.outcome.bytes += copied.bytes;
                 self.progress.files_done += 1;
@@ -600,10 +615,9 @@ const BATCH_FILES: usize = 64;
 
 /// Flush, check and name a batch of written files, each folder flushed once; each file's
 /// result, in order.
-fn finish_batch(
-    batch: Vec<(usize, usize, ingest::Written)>,
-    report: &mut dyn FnMut(usize, usize, Result<ingest::Copied, IngestError>),
-) {
+fn finish_batch(batch: Vec<(usize, usize, ingest::Written)>) -> Vec<FileResult> {
+    let mut results = Vec::with_capacity(batch.len());
+    let mut report = |p, f, result| results.push((p, f, result));
     let mut flushed = Vec::with_capacity(batch.len());
     for (p, f, w) in batch {
         match w.flush() {
@@ -630,7 +644,12 @@ fn finish_batch(
     for (p, f, copied) in named {
         report(p, f, synced.clone().map(|()| copied));
     }
+    results.sort_by_key(|&(p, f, _)| (p, f));
+    results
 }
+
+/// File `.1` of photo `.0`: verified on every drive, or why not.
+type FileResult = (usize, usize, Result<ingest::Copied, IngestError>);
 
 /// Bring in what the plan says, telling `on` as it goes. Two stages overlap: while one batch
 /// of files is flushed, read back and named on a thread of its own, the next is read from the
@@ -672,9 +691,7 @@ pub fn run(
         let (finished_tx, finished) = std::sync::mpsc::channel();
         s.spawn(move || {
             for batch in jobs {
-                finish_batch(batch, &mut |p, f, result| {
-                    let _ = finished_tx.send((p, f, result));
-                });
+                let _ = finished_tx.send(finish_batch(batch));
             }
         });
         let mut batch: Batch = Vec::new();
@@ -685,8 +702,8 @@ pub fn run(
         'photos: for p in 0..run.photos.len() {
             let photo = run.photos[p];
             for (f, file) in photo.files.iter().enumerate() {
-                while let Ok((p, f, result)) = finished.try_recv() {
-                    run.file_done(p, &run.photos[p].files[f], result);
+                while let Ok(results) = finished.try_recv() {
+                    run.batch_done(results);
                 }
                 if run.outcome.stopped.is_some() {
                     break 'photos;
@@ -711,7 +728,7 @@ pub fn run(
                         bytes: file.size,
                     });
                     run.progress.bytes_done += file.size;
-                    run.file_done(p, file, copied);
+                    run.batch_done(vec![(p, f, copied)]);
                     continue;
                 }
                 let before = run.progress.bytes_done;
@@ -734,15 +751,13 @@ pub fn run(
                             batch_bytes = 0;
                             if let Err(back) = to_finish.send(std::mem::take(&mut batch)) {
                                 // The finisher is gone (it panicked): finish here.
-                                finish_batch(back.0, &mut |p, f, r| {
-                                    run.file_done(p, &run.photos[p].files[f], r);
-                                });
+                                run.batch_done(finish_batch(back.0));
                             }
                         }
                     }
                     Err(e) => {
                         run.progress.bytes_done = before;
-                        run.file_done(p, file, Err(e));
+                        run.file_done(p, Err(e));
                     }
                 }
             }
@@ -750,13 +765,11 @@ pub fn run(
         if !batch.is_empty()
             && let Err(back) = to_finish.send(std::mem::take(&mut batch))
         {
-            finish_batch(back.0, &mut |p, f, r| {
-                run.file_done(p, &run.photos[p].files[f], r);
-            });
+            run.batch_done(finish_batch(back.0));
         }
         drop(to_finish);
-        for (p, f, result) in finished {
-            run.file_done(p, &run.photos[p].files[f], result);
+        for results in finished {
+            run.batch_done(results);
         }
     });
     run.tell_progress();

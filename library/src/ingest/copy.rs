@@ -1,24 +1,23 @@
 //! One file onto every destination, verified: the source is read once, in chunks written to a
-//! temporary name beside each destination as they are hashed — SHA-256 on a thread of its own
-//! (the photo's identity in the catalog) and CRC-32 inline (the read-back check, what DIT
-//! offload tools do with xxHash: ten times SHA-256's speed, blind to no accidental change a
-//! disk or a cable makes); each copy is flushed, read back and checked, and only a copy that
-//! reads back as the source was takes its final name — never over a file already there. A failure anywhere (the card pulled, a disk full, a copy that reads back
-//! wrong) leaves no file under a final name and no temporary behind.
+//! temporary name beside each destination (each drive by a thread of its own) as they are
+//! hashed — SHA-256 on a thread of its own (the photo's identity in the catalog) and CRC-32
+//! inline (the read-back check, what DIT offload tools do with xxHash: ten times SHA-256's
+//! speed, blind to no accidental change a disk or a cable makes); each copy is flushed, read back and checked, and only a copy that
+//! reads back as the source was takes its final name — never over a file already there. A
+//! failure anywhere (the card pulled, a disk full, a copy that reads back wrong) leaves no file
+//! under a final name and no temporary behind.
 
 use std::fs::File;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
 /// Read and write in chunks of this many bytes.
 const CHUNK: usize = 1 << 20;
-/// A chunk of the source, shared by the writer and the hasher.
-type Chunk = Arc<Vec<u8>>;
 /// A copy in progress is named so beside its final name: `.NAME.darkroom-part`.
 const PART_SUFFIX: &str = ".darkroom-part";
 
@@ -256,39 +255,39 @@ fn write_parts_from(
         bytes: 0,
         finished: false,
     };
-    let mut outs = Vec::with_capacity(parts.len());
+    // Each destination is written on a thread of its own: the card is read while the drives
+    // write, and two drives write at once rather than in turn.
+    let mut writers = Vec::with_capacity(parts.len());
     for p in &parts {
         let out = File::create(p).map_err(io("cannot write into the destination", p))?;
         written.parts.push(p.clone());
-        outs.push(out);
+        writers.push(DestWriter::start(out, p)?);
     }
     // SHA-256 runs beside the reads and writes, and finishes while the next file is read:
     // on two cores it costs the copy little.
-    let (to_hasher, chunks) = std::sync::mpsc::sync_channel::<Arc<Vec<u8>>>(8);
-    // Hashed chunks come back to be read into again: no buffer is allocated and zeroed twice.
-    let (recycle, recycled) = std::sync::mpsc::channel::<Arc<Vec<u8>>>();
+    let (to_hasher, chunks) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
     let hasher = std::thread::Builder::new()
         .name("ingest-sha256".into())
         .spawn(move || {
             let mut hash = Sha256::new();
             for chunk in chunks {
-                hash.update(&chunk[..]);
-                let _ = recycle.send(chunk);
+                hash.update(chunk.bytes());
             }
             hex::encode(hash.finalize())
         })
         .map_err(io("cannot start hashing the photo", source))?;
     written.sha256 = Some(hasher);
-    let pumped = pump(
-        &mut reader,
-        source,
-        &mut outs,
-        &parts,
-        (&to_hasher, &recycled),
-        cancel,
-        advanced,
-    );
+    let pumped = pump(&mut reader, source, &writers, &to_hasher, cancel, advanced);
     drop(to_hasher);
+    // A drive's own error says more than the pump's "it stopped listening": it comes first.
+    let mut wrote = Ok(());
+    for w in writers {
+        let done = w.finish();
+        if wrote.is_ok() {
+            wrote = done;
+        }
+    }
+    wrote?;
     let (bytes, crc) = pumped?;
     if let Some(size) = size.filter(|&s| s != bytes) {
         return Err(IngestError::Changed {
@@ -302,17 +301,111 @@ fn write_parts_from(
     Ok(written)
 }
 
-/// The source into every part, chunk by chunk, each chunk also to the hasher; its length and
-/// CRC-32.
+/// The chunks in flight to one consumer (a drive's writer, the hasher) before the reader waits:
+/// enough to ride out a drive's stalls, few enough that the card is never read far ahead.
+const QUEUE: usize = 8;
+
+/// Read buffers kept for the next chunk, in every copy of the process: a buffer is allocated
+/// (and its pages faulted in) once, not once a file.
+static SPARE_BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+/// More than this many spare buffers are freed, not kept.
+const SPARE_MAX: usize = 4 * QUEUE;
+
+/// A chunk of the source, shared by the writers and the hasher; its buffer goes back to the
+/// spares when the last of them is done with it.
+struct Pooled(Vec<u8>);
+
+impl Pooled {
+    fn take() -> Self {
+        let mut buf = SPARE_BUFFERS
+            .lock()
+            .ok()
+            .and_then(|mut spare| spare.pop())
+            .unwrap_or_default();
+        buf.resize(CHUNK, 0);
+        Pooled(buf)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Ok(mut spare) = SPARE_BUFFERS.lock()
+            && spare.len() < SPARE_MAX
+        {
+            spare.push(std::mem::take(&mut self.0));
+        }
+    }
+}
+
+type Chunk = Arc<Pooled>;
+
+/// One destination's writes, on their own thread.
+struct DestWriter {
+    part: PathBuf,
+    chunks: SyncSender<Chunk>,
+    thread: std::thread::JoinHandle<Result<(), IngestError>>,
+}
+
+impl DestWriter {
+    fn start(mut out: File, part: &Path) -> Result<Self, IngestError> {
+        let (chunks, incoming) = std::sync::mpsc::sync_channel::<Chunk>(QUEUE);
+        let path = part.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("ingest-write".into())
+            .spawn(move || {
+                // An error ends the thread, and with it the channel: the pump stops reading.
+                for chunk in incoming {
+                    out.write_all(chunk.bytes())
+                        .map_err(io("cannot write into the destination", &path))?;
+                }
+                Ok(())
+            })
+            .map_err(io("cannot start writing the copy", part))?;
+        Ok(DestWriter {
+            part: part.to_path_buf(),
+            chunks,
+            thread,
+        })
+    }
+
+    /// Every chunk sent is written, or the drive's error.
+    fn finish(self) -> Result<(), IngestError> {
+        let DestWriter {
+            part,
+            chunks,
+            thread,
+        } = self;
+        drop(chunks);
+        thread.join().unwrap_or_else(|_| {
+            Err(IngestError::Io {
+                what: "cannot write into the destination",
+                reason: "the writing thread stopped".into(),
+                path: part,
+            })
+        })
+    }
+}
+
+/// The source into every destination's writer, chunk by chunk, each chunk also to the hasher;
+/// its length and CRC-32. A writer that stops (its drive failed) stops the pump: its own error
+/// is what the caller reports.
 fn pump(
     reader: &mut impl Read,
     source: &Path,
-    outs: &mut [File],
-    parts: &[PathBuf],
-    (hasher, recycled): (&SyncSender<Chunk>, &Receiver<Chunk>),
+    writers: &[DestWriter],
+    hasher: &SyncSender<Chunk>,
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<(u64, u32), IngestError> {
+    let stopped = |what: &'static str| IngestError::Io {
+        what,
+        reason: "its thread stopped".into(),
+        path: source.to_path_buf(),
+    };
     let mut crc = crc32fast::Hasher::new();
     let mut bytes = 0u64;
     loop {
@@ -321,16 +414,11 @@ fn pump(
                 path: source.to_path_buf(),
             });
         }
-        let mut buf = recycled
-            .try_recv()
-            .ok()
-            .and_then(|chunk| Arc::try_unwrap(chunk).ok())
-            .unwrap_or_default();
-        buf.resize(CHUNK, 0);
+        let mut chunk = Pooled::take();
         // A whole chunk (or the file's end): one read of a file gives it at once.
         let mut n = 0;
         while n < CHUNK {
-            match reader.read(&mut buf[n..]) {
+            match reader.read(&mut chunk.0[n..]) {
                 Ok(0) => break,
                 Ok(k) => n += k,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
@@ -340,19 +428,16 @@ fn pump(
         if n == 0 {
             break;
         }
-        buf.truncate(n);
-        crc.update(&buf);
-        let chunk = Arc::new(buf);
-        if hasher.send(Arc::clone(&chunk)).is_err() {
-            return Err(IngestError::Io {
-                what: "cannot hash the photo",
-                reason: "the hashing thread stopped".into(),
-                path: source.to_path_buf(),
-            });
-        }
-        for (out, p) in outs.iter_mut().zip(parts) {
-            out.write_all(&chunk)
-                .map_err(io("cannot write into the destination", p))?;
+        chunk.0.truncate(n);
+        crc.update(chunk.bytes());
+        let chunk = Arc::new(chunk);
+        hasher
+            .send(Arc::clone(&chunk))
+            .map_err(|_| stopped("cannot hash the photo"))?;
+        for w in writers {
+            w.chunks
+                .send(Arc::clone(&chunk))
+                .map_err(|_| stopped("cannot write into the destination"))?;
         }
         bytes += n as u64;
         advanced(n as u64);
