@@ -500,8 +500,8 @@ impl Running<'_> {
     }
 
     /// Files finished together (a batch flushed, read back and named at once): the verified
-    /// ones recorded in one commit — one flush of the catalog a batch, not one a file, and
-    /// none on the thread that reads the card while a batch lands — then each told.
+    /// ones recorded in one commit, then each told. The commit is made on the thread that
+    /// reads the card, so it is one flush of the catalog a batch there, not one a file.
     fn batch_done(&mut self, results: Vec<FileResult>) {
         let (photos, to) = (&self.photos, &self.options.to);
         let recorded = self
