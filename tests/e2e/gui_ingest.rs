@@ -391,24 +391,24 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
         "the pick was made while the card was still being copied"
     );
     assert_eq!(h.state().cull.entries().len(), 80, "every photo once");
-    let decided = darkroom_catalog::Catalog::open(
+    let catalog = darkroom_catalog::Catalog::open(
         &dir.path().join("catalog.sqlite"),
         darkroom_catalog::SidecarNaming::WithExtension,
     )
-    .expect("catalog")
-    .decision(&first)
-    .expect("query")
-    .expect("recorded");
-    assert_eq!(decided.flag, darkroom_catalog::Flag::Pick, "{first:?}");
-    let rejected = darkroom_catalog::Catalog::open(
-        &dir.path().join("catalog.sqlite"),
-        darkroom_catalog::SidecarNaming::WithExtension,
-    )
-    .expect("catalog")
-    .decision(&second)
-    .expect("query")
-    .expect("recorded");
-    assert_eq!(rejected.flag, darkroom_catalog::Flag::Reject, "{second:?}");
+    .expect("catalog");
+    let flag_of = |photo: &Path| {
+        catalog
+            .decision(photo)
+            .expect("query")
+            .expect("recorded")
+            .flag
+    };
+    assert_eq!(flag_of(&first), darkroom_catalog::Flag::Pick, "{first:?}");
+    assert_eq!(
+        flag_of(&second),
+        darkroom_catalog::Flag::Reject,
+        "{second:?}"
+    );
     let sidecar = std::fs::read_to_string(format!("{}.xmp", first.display())).expect("sidecar");
     assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
     h.get_by_label_contains("Ingest: 80 photos copied (80 files");
