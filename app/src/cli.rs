@@ -122,6 +122,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let Some(command) = cli.command else {
         return crate::gui::run(cli.folder, cli.report_first_frame);
     };
+    darkroom_engine::end_on_closed_pipe();
     match command {
         Command::Probe(args) => probe::run(args),
         Command::Backend { command } => backend::run(command),

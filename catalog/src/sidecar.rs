@@ -88,11 +88,10 @@ impl DirSync {
 
     /// Flush every folder written to; the first that fails is returned (the others are still
     /// flushed).
-    #[cfg(unix)]
     pub fn finish(self) -> Result<(), CatalogError> {
         let mut first = None;
         for dir in self.0 {
-            if let Err(source) = std::fs::File::open(&dir).and_then(|f| f.sync_all()) {
+            if let Err(source) = darkroom_library::durable::sync_dir(&dir) {
                 first.get_or_insert(CatalogError::Io {
                     what: "cannot flush the sidecars' folder",
                     source,
@@ -101,12 +100,6 @@ impl DirSync {
             }
         }
         first.map_or(Ok(()), Err)
-    }
-
-    /// Windows has no folder to flush through std: the rename is as durable as NTFS makes it.
-    #[cfg(not(unix))]
-    pub fn finish(self) -> Result<(), CatalogError> {
-        Ok(())
     }
 }
 

@@ -26,4 +26,5 @@ pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Preci
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
 pub use sessions::{ModelSession, Sessions};
 pub use store::ModelStore;
+pub use sys::signals::end_on_closed_pipe;
 pub use tuning::{OptLevel, SessionSettings};

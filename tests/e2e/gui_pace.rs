@@ -21,7 +21,7 @@ fn catalog(dir: &Path) -> Catalog {
     Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog")
 }
 
-pub(crate) fn key(key: Key, modifiers: Modifiers) -> egui::Event {
+fn key(key: Key, modifiers: Modifiers) -> egui::Event {
     egui::Event::Key {
         key,
         physical_key: None,

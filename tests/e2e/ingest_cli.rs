@@ -642,3 +642,40 @@ fn an_ingest_killed_mid_copy_is_finished_by_the_next_one() {
         );
     }
 }
+
+/// `darkroom … | head`: the reader gone before the command writes. The command ends as any
+/// Unix tool does (SIGPIPE), never with a panic about a broken pipe.
+#[cfg(unix)]
+#[test]
+fn a_command_piped_into_a_reader_that_left_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let mut child = darkroom(&dir.path().join("data"))
+        .arg("ingest")
+        .arg(&card)
+        .arg("--to")
+        .arg(dir.path().join("work"))
+        .arg("--plan")
+        .arg("--catalog")
+        .arg(dir.path().join("catalog.sqlite"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn darkroom");
+    // The pipe's only reader closes before the plan is printed.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    // SIGPIPE's number on Linux (and every Unix DarkRoom is built for).
+    const SIGPIPE: i32 = 13;
+    assert_eq!(
+        out.status.signal(),
+        Some(SIGPIPE),
+        "{:?}: {stderr}",
+        out.status
+    );
+}

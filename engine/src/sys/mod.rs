@@ -1,14 +1,16 @@
 //! Every foreign call the engine makes, and the only place in the workspace where `unsafe` is
 //! allowed: loading an ONNX Runtime library and reading its API table (`ort_lib`), asking the
-//! CUDA driver for device 0 (`cuda`), TensorRT's version (`tensorrt`), and the process's
-//! scheduling priority (`priority`). Each function is safe to call; every `unsafe` block says
-//! why it is sound. The rest of the engine decides what to do with the answers.
+//! CUDA driver for device 0 (`cuda`), TensorRT's version (`tensorrt`), the process's
+//! scheduling priority (`priority`) and what a closed pipe does to it (`signals`). Each
+//! function is safe to call; every `unsafe` block says why it is sound. The rest of the engine
+//! decides what to do with the answers.
 #![allow(unsafe_code)]
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod cuda;
 pub mod ort_lib;
 pub mod priority;
+pub mod signals;
 pub mod tensorrt;
 
 /// The first of `names` the system loader can open.

@@ -445,37 +445,41 @@ fn pump(
     Ok((bytes, crc.finalize()))
 }
 
-/// A copy's CRC-32, read back in chunks.
+/// A copy's CRC-32, read back.
 fn crc_of(path: &Path) -> Result<u32, IngestError> {
-    let mut f = File::open(path).map_err(io("cannot read the copy back", path))?;
     let mut crc = crc32fast::Hasher::new();
-    let mut buf = vec![0u8; CHUNK];
-    loop {
-        match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => crc.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io("cannot read the copy back", path)(e)),
-        }
-    }
+    read_through(path, "cannot read the copy back", &mut |chunk| {
+        crc.update(chunk);
+    })?;
     Ok(crc.finalize())
 }
 
-/// A file's sha256, read back in chunks.
+/// A file's sha256 (a photo's on the card, or a copy's).
 pub fn hash_of(path: &Path) -> Result<String, IngestError> {
-    let mut f = File::open(path).map_err(io("cannot read the copy back", path))?;
     let mut hash = Sha256::new();
+    read_through(path, "cannot read the file", &mut |chunk| {
+        hash.update(chunk);
+    })?;
+    Ok(hex::encode(hash.finalize()))
+}
+
+/// Every byte of a file, chunk by chunk, to `each`; a failure is `what`.
+fn read_through(
+    path: &Path,
+    what: &'static str,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<(), IngestError> {
+    let mut f = File::open(path).map_err(io(what, path))?;
     let mut buf = vec![0u8; CHUNK];
     loop {
         match f.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => hash.update(&buf[..n]),
+            Ok(0) => return Ok(()),
+            Ok(n) => each(&buf[..n]),
             // Interrupted before anything was read: read again.
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(io("cannot read the copy back", path)(e)),
+            Err(e) => return Err(io(what, path)(e)),
         }
     }
-    Ok(hex::encode(hash.finalize()))
 }
 
 /// The verified copy takes its final name, never over a file: a hard link fails where a file
@@ -560,6 +564,60 @@ mod tests {
             vec!["2026/a.CR3"],
             "no temporary left"
         );
+    }
+
+    #[test]
+    fn files_written_back_to_back_are_finished_later_each_whole() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let card = t.path().join("card");
+        std::fs::create_dir_all(&card).expect("mkdir");
+        let sources: Vec<(PathBuf, Vec<u8>)> = (0..3)
+            .map(|k| {
+                let bytes: Vec<u8> = (0..2 * CHUNK + 100 * k)
+                    .map(|i| (i * 7 + k) as u8)
+                    .collect();
+                let p = card.join(format!("IMG_{k}.CR3"));
+                std::fs::write(&p, &bytes).expect("write");
+                (p, bytes)
+            })
+            .collect();
+        let dests = |k: usize| {
+            [
+                t.path().join(format!("work/{k}.CR3")),
+                t.path().join(format!("backup/{k}.CR3")),
+            ]
+        };
+        // Every file written before the first is flushed, as the ingest's batches are.
+        let written: Vec<Written> = sources
+            .iter()
+            .enumerate()
+            .map(|(k, (src, _))| {
+                write_parts(src, &dests(k), &AtomicBool::new(false), &mut |_| {}).expect("written")
+            })
+            .collect();
+        for (k, (w, (_, bytes))) in written.into_iter().zip(&sources).enumerate() {
+            let copied = w.finish().expect("verified");
+            assert_eq!(copied.sha256, hex::encode(Sha256::digest(bytes)));
+            for d in dests(k) {
+                assert_eq!(&std::fs::read(&d).expect("copy"), bytes, "{}", d.display());
+            }
+        }
+        assert_eq!(
+            files(&t.path().join("backup")),
+            vec!["0.CR3", "1.CR3", "2.CR3"],
+            "no temporary left"
+        );
+    }
+
+    #[test]
+    fn a_written_copy_dropped_unfinished_leaves_nothing() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (src, _) = photo(t.path(), 3 * CHUNK);
+        let dests = [t.path().join("work/e.CR3"), t.path().join("backup/e.CR3")];
+        let w = write_parts(&src, &dests, &AtomicBool::new(false), &mut |_| {}).expect("written");
+        drop(w);
+        assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
+        assert_eq!(files(&t.path().join("backup")), Vec::<String>::new());
     }
 
     #[test]
