@@ -4,8 +4,8 @@
 //! in memory when it returns), `cp -r` then `sync` (the copy made durable, as the ingest's
 //! copies are before they count), `cp -r` + `sha256sum` of the originals and the copies (what
 //! a careful photographer does by hand), two `cp -r` at once to two drives, and the ingest with
-//! verification to one drive and to two. Ratios are speed relative to `cp` alone and to `cp` + `sync`; the bar (issue 27) is
-//! the verified ingest at ≥ 0.9× `cp`.
+//! verification to one drive and to two. Ratios are speed relative to `cp` alone and to `cp` +
+//! `sync`; the bar (issue 27) is the verified ingest at ≥ 0.9× `cp`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
