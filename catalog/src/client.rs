@@ -16,7 +16,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::thread::JoinHandle;
 
@@ -100,6 +100,9 @@ pub struct CatalogClient<T> {
     requests: Option<SyncSender<Request<T>>>,
     thread: Option<JoinHandle<()>>,
     unfinished: Arc<AtomicUsize>,
+    /// Set when the caller lets go: a thread still waiting for another program's lock on
+    /// the catalog stops waiting.
+    closing: Arc<AtomicBool>,
 }
 
 impl<T: Send + Clone + 'static> CatalogClient<T> {
@@ -128,6 +131,8 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
         let (tx, rx) = sync_channel(QUEUE);
         let unfinished = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&unfinished);
+        let closing = Arc::new(AtomicBool::new(false));
+        let stop_waiting = Arc::clone(&closing);
         let thread = std::thread::Builder::new()
             .name("darkroom-catalog".into())
             .spawn(move || {
@@ -138,13 +143,14 @@ impl<T: Send + Clone + 'static> CatalogClient<T> {
                     history: HashMap::new(),
                     report: Box::new(report),
                 };
-                worker.open(&path, naming, words);
+                worker.open(&path, naming, words, &stop_waiting);
                 worker.serve(&rx, &counter, batch);
             })?;
         Ok(CatalogClient {
             requests: Some(tx),
             thread: Some(thread),
             unfinished,
+            closing,
         })
     }
 }
@@ -157,6 +163,7 @@ impl<T> CatalogClient<T> {
             requests: None,
             thread: None,
             unfinished: Arc::new(AtomicUsize::new(0)),
+            closing: Arc::new(AtomicBool::new(true)),
         }
     }
 
@@ -201,6 +208,7 @@ impl<T> CatalogClient<T> {
     /// Let the queue run dry and wait for the thread: everything sent before is done (in the
     /// catalog and its sidecars) when this returns.
     pub fn close(&mut self) {
+        self.closing.store(true, Ordering::SeqCst);
         self.requests = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
@@ -242,8 +250,31 @@ enum Done<T> {
 }
 
 impl<T: Clone> Worker<T> {
-    fn open(&mut self, path: &std::path::Path, naming: SidecarNaming, words: SidecarWords) {
-        match Catalog::open(path, naming) {
+    /// Open the catalog; while another program holds its lock (another DarkRoom, a backup
+    /// tool, a first run's upgrade elsewhere) wait for it, saying so once, until the caller
+    /// lets go: requests queue meanwhile and nothing is lost.
+    fn open(
+        &mut self,
+        path: &std::path::Path,
+        naming: SidecarNaming,
+        words: SidecarWords,
+        closing: &AtomicBool,
+    ) {
+        let mut opened = Catalog::open(path, naming);
+        let mut said = false;
+        while let Err(e) = &opened
+            && e.is_busy()
+            && !closing.load(Ordering::SeqCst)
+        {
+            if !std::mem::replace(&mut said, true) {
+                (self.report)(Report::Problem(format!(
+                    "another program holds the catalog; decisions wait for it: {}",
+                    path.display()
+                )));
+            }
+            opened = Catalog::open(path, naming);
+        }
+        match opened {
             Ok(mut c) => {
                 c.set_words(words);
                 // Sidecars a crash left unwritten are written now; what still fails is said.

@@ -9,9 +9,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
+use crate::held::FileThere;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 6;
+const SCHEMA_VERSION: i32 = 7;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -29,7 +30,18 @@ CREATE TABLE IF NOT EXISTS photos (
     -- Version 3: 0 while the row's decision was never read from the photo's sidecar (a row the
     -- index made): the next import or change reads the sidecar first, so what another tool
     -- wrote is never hidden by a blank row.
-    imported INTEGER NOT NULL DEFAULT 1
+    imported INTEGER NOT NULL DEFAULT 1,
+    -- Version 7: for a photo on a card, the file the row's decision was made on (its size and
+    -- modification time): a card formatted and shot again puts another photo at the same
+    -- path, which must never show or receive this one's decision.
+    file_size INTEGER,
+    file_mtime_ns INTEGER,
+    -- Version 7: the identity of the sidecar as last read or written (`sidecar::stamp_of`; ''
+    -- for none, NULL before version 7), and the fields changed here and not yet written there
+    -- (`outside::FLAG | STARS | LABEL`). A sidecar another tool changed since is read again
+    -- before anything is applied, and only the fields changed here are written over it.
+    sidecar_stamp TEXT,
+    pending_fields INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS photos_pending ON photos(sidecar_pending) WHERE sidecar_pending = 1;
 -- Version 2: the face index. A photo's row says which file (size, mtime) and which models
@@ -133,6 +145,31 @@ CREATE TABLE IF NOT EXISTS shifted (
     path BLOB PRIMARY KEY,
     offset_s REAL NOT NULL
 );
+-- Version 7: decisions made on a card, held against the file they were made on (its path, size
+-- and modification time) until the ingest carries them into the copy of that very file, and
+-- retired then.
+CREATE TABLE IF NOT EXISTS held (
+    source BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    flag INTEGER NOT NULL,
+    stars INTEGER NOT NULL,
+    label TEXT,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (source, size, mtime_ns)
+);
+-- Version 7: the ingest's journal (`journal`): each card file a run is about to copy, with its
+-- final name under the drives (`roots`), marked done in the commit that records it ingested.
+CREATE TABLE IF NOT EXISTS ingest_journal (
+    roots BLOB NOT NULL,
+    source BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    rel BLOB NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    at INTEGER NOT NULL,
+    PRIMARY KEY (roots, source, size, mtime_ns)
+);
 -- People are per embedder: embeddings of two models are never compared.
 CREATE TABLE IF NOT EXISTS people (
     id INTEGER PRIMARY KEY,
@@ -223,7 +260,7 @@ pub(crate) fn path_from_key(key: &[u8]) -> PathBuf {
     }
 }
 
-fn flag_code(flag: Flag) -> i64 {
+pub(crate) fn flag_code(flag: Flag) -> i64 {
     match flag {
         Flag::Unflagged => 0,
         Flag::Pick => 1,
@@ -240,7 +277,7 @@ fn flag_from(code: i64) -> Flag {
 }
 
 /// A row's decision from its `flag, stars, label` columns starting at `at`.
-fn decision_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Decision> {
+pub(crate) fn decision_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Decision> {
     Ok(Decision {
         flag: flag_from(r.get(at)?),
         stars: r.get::<_, i64>(at + 1)?.clamp(0, 5) as u8,
@@ -337,6 +374,18 @@ impl Catalog {
             // says so, and the next index reads it without detecting again.
             tx.execute_batch("ALTER TABLE indexed ADD COLUMN body TEXT;")
                 .map_err(db)?;
+        }
+        if version < 7 && tx.prepare("SELECT file_size FROM photos LIMIT 0").is_err() {
+            // Decisions held by path before version 7 know no file: the first look at the card
+            // (an import) adopts the file that is there ([`Catalog::import`]).
+            tx.execute_batch(
+                "ALTER TABLE photos ADD COLUMN file_size INTEGER;
+                 ALTER TABLE photos ADD COLUMN file_mtime_ns INTEGER;
+                 ALTER TABLE photos ADD COLUMN sidecar_stamp TEXT;
+                 ALTER TABLE photos ADD COLUMN pending_fields INTEGER NOT NULL DEFAULT 0;
+                 UPDATE photos SET pending_fields = 7 WHERE sidecar_pending = 1;",
+            )
+            .map_err(db)?;
         }
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)
@@ -490,33 +539,60 @@ impl Catalog {
     /// Bring a photo into the catalog. A photo already imported keeps its recorded decision; a
     /// new one (or one only the index has seen) takes the rating and label from its sidecar.
     pub fn import(&mut self, photo: &Path) -> Result<ImportOutcome, CatalogError> {
+        let mut replaced = false;
         if let Some((decision, true)) = self.row(photo)? {
-            return Ok(ImportOutcome {
-                decision,
-                from_sidecar: false,
-                sidecar_error: None,
-            });
+            match self.file_there(photo)? {
+                there @ (FileThere::Same | FileThere::Unknown) => {
+                    if there == FileThere::Unknown {
+                        self.adopt_file(photo, &decision)?;
+                    }
+                    // What another tool wrote since is what the photo has now.
+                    let (decision, outside) = match self.refresh(photo) {
+                        Ok(refreshed) => (refreshed.decision, refreshed.outside),
+                        Err(_) => (decision, false),
+                    };
+                    return Ok(ImportOutcome {
+                        decision,
+                        from_sidecar: outside,
+                        sidecar_error: None,
+                    });
+                }
+                // A card shot again: the row's decision belongs to a file that is gone (its
+                // held decision stays held against that file); this one starts from its own.
+                FileThere::Other => replaced = true,
+            }
         }
-        let (decision, from_sidecar, sidecar_error) = match sidecar::read(photo, self.naming) {
-            Ok(Some(d)) => (d, true, None),
-            Ok(None) => (Decision::default(), false, None),
-            Err(e) => (Decision::default(), false, Some(e)),
-        };
+        let (decision, from_sidecar, sidecar_error, stamp) =
+            match sidecar::read_stamped(photo, self.naming) {
+                Ok(sidecar::Stamped {
+                    decision: Some(d),
+                    stamp,
+                }) => (d, true, None, Some(stamp)),
+                Ok(sidecar::Stamped { stamp, .. }) => {
+                    (Decision::default(), false, None, Some(stamp))
+                }
+                Err(e) => (Decision::default(), false, Some(e), None),
+            };
         self.conn
             .execute(
-                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported)
-                 VALUES (?1, ?2, ?3, ?4, 0, ?5, 1)
-                 ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4, imported = 1
-                     WHERE imported = 0",
+                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported,
+                     sidecar_stamp, pending_fields)
+                 VALUES (?1, ?2, ?3, ?4, 0, ?5, 1, ?7, 0)
+                 ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4, imported = 1,
+                     sidecar_pending = 0, sidecar_stamp = ?7, pending_fields = 0
+                     WHERE imported = 0 OR ?6",
                 params![
                     path_key(photo),
                     flag_code(decision.flag),
                     decision.stars,
                     decision.label.as_ref().map(Label::xmp_value),
-                    now_s()
+                    now_s(),
+                    replaced,
+                    stamp
                 ],
             )
             .map_err(self.db())?;
+        self.note_file(photo)?;
         Ok(ImportOutcome {
             decision,
             from_sidecar,
@@ -534,7 +610,7 @@ impl Catalog {
         let before = imported.decision;
         let after = change.applied_to(&before);
         if after != before {
-            self.set(photo, &after)?;
+            self.set(photo, &after, crate::outside::field_of(change))?;
         }
         Ok(Changed {
             before,
@@ -543,19 +619,34 @@ impl Catalog {
         })
     }
 
-    fn set(&mut self, photo: &Path, decision: &Decision) -> Result<(), CatalogError> {
+    /// The row's decision set, `fields` (`outside::FLAG | STARS | LABEL`) marked as changed
+    /// here, to be written over what the sidecar has.
+    fn set(&mut self, photo: &Path, decision: &Decision, fields: i64) -> Result<(), CatalogError> {
+        self.write_row(photo, decision, fields)?;
+        self.hold(photo, decision)
+    }
+
+    pub(crate) fn write_row(
+        &mut self,
+        photo: &Path,
+        decision: &Decision,
+        fields: i64,
+    ) -> Result<(), CatalogError> {
         self.conn
             .execute(
-                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported)
-                 VALUES (?1, ?2, ?3, ?4, 1, ?5, 1)
+                "INSERT INTO photos (path, flag, stars, label, sidecar_pending, updated_at, imported,
+                     pending_fields)
+                 VALUES (?1, ?2, ?3, ?4, 1, ?5, 1, ?6)
                  ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4,
-                     sidecar_pending = 1, updated_at = ?5, imported = 1",
+                     sidecar_pending = 1, updated_at = ?5, imported = 1,
+                     pending_fields = pending_fields | ?6",
                 params![
                     path_key(photo),
                     flag_code(decision.flag),
                     decision.stars,
                     decision.label.as_ref().map(Label::xmp_value),
-                    now_s()
+                    now_s(),
+                    fields
                 ],
             )
             .map_err(self.db())?;
@@ -592,7 +683,7 @@ impl Catalog {
     ) -> Result<DecideOutcome, CatalogError> {
         decision.check()?;
         let previous = self.import(photo)?.decision;
-        self.set(photo, decision)?;
+        self.set(photo, decision, crate::outside::ALL)?;
         let sidecar_error = self
             .write_sidecars(&[photo.to_path_buf()])
             .into_iter()
@@ -612,30 +703,56 @@ impl Catalog {
         let mut dirs = sidecar::DirSync::default();
         let mut done = Vec::new();
         let mut failed = Vec::new();
+        let mut stale = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         for photo in photos {
-            if done.contains(photo) || failed.iter().any(|(p, _)| p == photo) {
+            if !seen.insert(photo) {
                 continue;
             }
             if self.holds(photo) {
                 continue;
             }
-            let result = self.decision(photo).and_then(|d| {
-                let d = d.unwrap_or_default();
-                sidecar::write(photo, self.naming, self.words, &d, &mut dirs)
+            // Written to a card only where the file is the one decided on: a stale decision
+            // never lands beside another photo that took its path.
+            match self.file_there(photo) {
+                Ok(FileThere::Same | FileThere::Unknown) => {}
+                Ok(FileThere::Other) => {
+                    stale.push(photo.clone());
+                    continue;
+                }
+                Err(e) => {
+                    failed.push((photo.clone(), e));
+                    continue;
+                }
+            }
+            // What another tool wrote since is read first: only the fields changed here go
+            // over it.
+            let result = self.refresh(photo).and_then(|r| {
+                sidecar::write_stamped(photo, self.naming, self.words, &r.decision, &mut dirs)
             });
             match result {
-                Ok(_) => done.push(photo.clone()),
+                Ok((_, stamp)) => done.push((photo.clone(), stamp)),
                 Err(e) => failed.push((photo.clone(), e)),
             }
         }
         if let Err(e) = dirs.finish() {
             // Not durable yet: they stay pending, and each says why.
-            for photo in done.drain(..) {
+            for (photo, _) in done.drain(..) {
                 failed.push((photo, e.duplicate()));
             }
         }
         let cleared = self.transaction(|c| {
-            for photo in &done {
+            for (photo, stamp) in &done {
+                c.conn
+                    .execute(
+                        "UPDATE photos SET sidecar_pending = 0, pending_fields = 0,
+                             sidecar_stamp = ?2
+                         WHERE path = ?1",
+                        params![path_key(photo), stamp],
+                    )
+                    .map_err(c.db())?;
+            }
+            for photo in &stale {
                 c.conn
                     .execute(
                         "UPDATE photos SET sidecar_pending = 0 WHERE path = ?1",
@@ -648,7 +765,7 @@ impl Catalog {
         if let Err(e) = cleared.and_then(|r| r) {
             // The sidecars are written; only the marks stay, and the next open writes them
             // again (the same bytes).
-            failed.extend(done.into_iter().map(|p| (p, e.duplicate())));
+            failed.extend(done.into_iter().map(|(p, _)| (p, e.duplicate())));
         }
         failed
     }

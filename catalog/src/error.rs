@@ -35,6 +35,20 @@ pub enum CatalogError {
 }
 
 impl CatalogError {
+    /// Another connection holds the catalog's lock (past the busy timeout).
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self,
+            CatalogError::Db {
+                source: rusqlite::Error::SqliteFailure(e, _),
+                ..
+            } if matches!(
+                e.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            )
+        )
+    }
+
     /// The same failure again, for another photo it befell (one folder flush or one commit
     /// shared by a batch).
     pub(crate) fn duplicate(&self) -> CatalogError {

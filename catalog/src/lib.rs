@@ -9,7 +9,10 @@ pub mod db;
 pub mod decision;
 pub mod error;
 pub mod faces;
+pub mod held;
 pub mod ingested;
+pub mod journal;
+pub mod outside;
 pub mod sidecar;
 pub mod xmp;
 
@@ -21,6 +24,8 @@ pub use faces::{
     ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow, PhotoIndex, Remeasured,
     SubjectRow,
 };
+pub use held::{CardFile, Carried, FileStamp};
 pub use ingested::IngestedFile;
+pub use journal::JournalEntry;
 pub use sidecar::SidecarNaming;
 pub use xmp::SidecarWords;

@@ -64,14 +64,42 @@ pub fn existing(photo: &Path, naming: SidecarNaming) -> Vec<PathBuf> {
 
 /// The decision in a photo's existing sidecar (the preferred naming's, where both exist).
 pub fn read(photo: &Path, naming: SidecarNaming) -> Result<Option<Decision>, CatalogError> {
+    Ok(read_stamped(photo, naming)?.decision)
+}
+
+/// What a photo's sidecar says, and which bytes said it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamped {
+    /// None: the photo has no sidecar.
+    pub decision: Option<Decision>,
+    /// The sidecar's identity ([`stamp_of`]; empty when there is none): a sidecar whose
+    /// identity is not the one last read or written was changed by another tool since.
+    pub stamp: String,
+}
+
+/// A sidecar's identity: the sha256 of its bytes (a sidecar is a few KB; its modification
+/// time alone misses an edit within a FAT card's 2 s or a copy that kept the time).
+pub fn stamp_of(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// [`read`], with the identity of the sidecar read.
+pub fn read_stamped(photo: &Path, naming: SidecarNaming) -> Result<Stamped, CatalogError> {
     for path in existing(photo, naming) {
         if let Some(text) = read_text(&path)? {
             let fields =
                 xmp::read(&text).map_err(|reason| CatalogError::MalformedXmp { reason, path })?;
-            return Ok(Some(fields.decision()));
+            return Ok(Stamped {
+                decision: Some(fields.decision()),
+                stamp: stamp_of(text.as_bytes()),
+            });
         }
     }
-    Ok(None)
+    Ok(Stamped {
+        decision: None,
+        stamp: String::new(),
+    })
 }
 
 /// Folders whose new entries must be flushed before a write counts as durable: one flush per
@@ -114,29 +142,49 @@ pub fn write(
     decision: &Decision,
     dirs: &mut DirSync,
 ) -> Result<Vec<PathBuf>, CatalogError> {
+    write_stamped(photo, naming, words, decision, dirs).map(|(written, _)| written)
+}
+
+/// [`write`], with the identity of the sidecar [`read_stamped`] reads next (the first
+/// written), as written.
+pub fn write_stamped(
+    photo: &Path,
+    naming: SidecarNaming,
+    words: xmp::SidecarWords,
+    decision: &Decision,
+    dirs: &mut DirSync,
+) -> Result<(Vec<PathBuf>, String), CatalogError> {
     let mut targets = existing(photo, naming);
     if targets.is_empty() {
         targets.push(naming.path_for(photo));
     }
     let mut written = Vec::new();
+    let mut stamp = None;
     let mut first_error = None;
     for path in targets {
         match write_one(&path, words, decision, dirs) {
-            Ok(()) => written.push(path),
+            Ok(s) => {
+                stamp.get_or_insert(s);
+                written.push(path);
+            }
             Err(e) => {
                 first_error.get_or_insert(e);
             }
         }
     }
-    first_error.map_or(Ok(written), Err)
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok((written, stamp.unwrap_or_default())),
+    }
 }
 
+/// Merge `decision` into the sidecar at `path` (or make it); the identity of what was written.
 fn write_one(
     path: &Path,
     words: xmp::SidecarWords,
     decision: &Decision,
     dirs: &mut DirSync,
-) -> Result<(), CatalogError> {
+) -> Result<String, CatalogError> {
     let text = match read_text(path)? {
         Some(existing) => {
             xmp::merge(&existing, decision, words).map_err(|reason| CatalogError::MalformedXmp {
@@ -152,7 +200,7 @@ fn write_one(
         path: path.to_path_buf(),
     })?;
     dirs.add(path.parent().unwrap_or_else(|| Path::new(".")));
-    Ok(())
+    Ok(stamp_of(text.as_bytes()))
 }
 
 /// Readers see the old file or the new one, never a mixture, and the new one survives a power

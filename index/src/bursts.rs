@@ -70,16 +70,29 @@ pub fn group(frames: &[Frame], rules: &BurstRules) -> Vec<Vec<usize>> {
     bursts
 }
 
-/// Indices of `frames` (capture time, name) in shooting order: by capture time, by name where
-/// a frame has none. Bursts, scenes and sets walk the same order.
+/// Indices of `frames` (capture time, name) in shooting order: by capture time; a frame
+/// without one takes the time of the frame named before it (a camera numbers its shots in the
+/// order it takes them), so it stays beside its neighbours and the order is total — a
+/// comparison that used time for some pairs and names for others was not, and scrambled
+/// bursts (or made the sort panic). Bursts, scenes and sets walk the same order.
 pub fn shooting_order(frames: &[(Option<f64>, &str)]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..frames.len()).collect();
-    order.sort_by(|&a, &b| {
-        let ((ta, na), (tb, nb)) = (frames[a], frames[b]);
-        match (ta, tb) {
-            (Some(ta), Some(tb)) => ta.total_cmp(&tb).then_with(|| na.cmp(nb)),
-            _ => na.cmp(nb),
+    let mut by_name: Vec<usize> = (0..frames.len()).collect();
+    by_name.sort_by(|&a, &b| frames[a].1.cmp(frames[b].1).then(a.cmp(&b)));
+    let first = by_name.iter().find_map(|&i| frames[i].0).unwrap_or(0.0);
+    let mut when = vec![first; frames.len()];
+    let mut last = first;
+    for &i in &by_name {
+        if let Some(t) = frames[i].0 {
+            last = t;
         }
+        when[i] = last;
+    }
+    let mut order = by_name;
+    order.sort_by(|&a, &b| {
+        when[a]
+            .total_cmp(&when[b])
+            .then_with(|| frames[a].1.cmp(frames[b].1))
+            .then(a.cmp(&b))
     });
     order
 }
@@ -102,4 +115,66 @@ pub fn suggest(frames: &[Frame], burst: &[usize]) -> Option<usize> {
             .then(fa.sharpness.total_cmp(&fb.sharpness))
             .then(fa.faces.cmp(&fb.faces))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_untimed_frame_stays_beside_its_neighbours_and_the_order_is_total() {
+        // A burst at 100 s with its third frame's EXIF stripped, and a later frame at 50 s
+        // named after it (another body, its clock behind).
+        let frames = [
+            (Some(100.0), "IMG_0001"),
+            (Some(100.2), "IMG_0002"),
+            (None, "IMG_0003"),
+            (Some(100.6), "IMG_0004"),
+            (Some(50.0), "IMG_0005"),
+            (None, "IMG_0000"),
+        ];
+        let order = shooting_order(&frames);
+        let names: Vec<&str> = order.iter().map(|&i| frames[i].1).collect();
+        assert_eq!(
+            names,
+            [
+                "IMG_0005", "IMG_0000", "IMG_0001", "IMG_0002", "IMG_0003", "IMG_0004"
+            ],
+            "the burst whole, the untimed frame in it"
+        );
+
+        // Many frames, a third without a time: the sort never sees an inconsistent order
+        // (std's sort may panic on one), and the result is sorted by one key.
+        let mut seed = 7u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            seed >> 33
+        };
+        let names: Vec<String> = (0..2000)
+            .map(|i| format!("IMG_{:05}", (i * 7919) % 2000))
+            .collect();
+        let frames: Vec<(Option<f64>, &str)> = names
+            .iter()
+            .map(|n| {
+                let t = (next() % 3 != 0).then(|| (next() % 500) as f64);
+                (t, n.as_str())
+            })
+            .collect();
+        let order = shooting_order(&frames);
+        let mut seen = order.clone();
+        seen.sort_unstable();
+        assert_eq!(
+            seen,
+            (0..frames.len()).collect::<Vec<_>>(),
+            "each frame once"
+        );
+        for pair in order.windows(2) {
+            let (a, b) = (frames[pair[0]], frames[pair[1]]);
+            if let (Some(ta), Some(tb)) = (a.0, b.0) {
+                assert!(ta <= tb, "timed frames by time: {a:?} {b:?}");
+            }
+        }
+    }
 }

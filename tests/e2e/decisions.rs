@@ -566,3 +566,56 @@ fn every_value_another_tool_owns_survives_each_kind_of_decision() {
     assert!(!text.contains("<rdf:li>1</rdf:li>"), "yellow taken: {text}");
     assert!(text.contains(r#"darktable:xmp_version="5""#), "{text}");
 }
+
+/// The darktable complaint (#19728, #17512, #12322): a change made here after another tool
+/// edited the sidecar must not put back what the catalog had before that edit.
+#[test]
+fn a_pick_after_another_tools_edit_keeps_that_edit() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let p = photos(data.path(), 1);
+    let out = decide(data.path(), &["--stars", "3"], &[&p[0]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sidecar = data.path().join("IMG_0000.jpg.xmp");
+    // Lightroom, darktable or a script: 4 stars and Red, written by exiftool.
+    let edited = Command::new("exiftool")
+        .args([
+            "-overwrite_original",
+            "-XMP-xmp:Rating=4",
+            "-XMP-xmp:Label=Red",
+        ])
+        .arg(&sidecar)
+        .output()
+        .expect("exiftool runs");
+    assert!(
+        edited.status.success(),
+        "{}",
+        String::from_utf8_lossy(&edited.stderr)
+    );
+    let out = decide(data.path(), &["--pick"], &[&p[0]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(report["decision"]["stars"], 4, "{report}");
+    let tags = exiftool(&["-XMP:Rating", "-XMP:Label"], &sidecar);
+    assert_eq!(tags["Rating"], 4, "their stars kept: {tags:#}");
+    assert_eq!(tags["Label"], "Red", "their label kept: {tags:#}");
+    let catalog = Catalog::open(
+        &data.path().join("catalog.sqlite"),
+        SidecarNaming::default(),
+    )
+    .expect("catalog");
+    let row = catalog.decision(&p[0]).expect("query").expect("a row");
+    assert_eq!(row.flag, Flag::Pick);
+    assert_eq!(
+        (row.stars, row.label.is_some()),
+        (4, true),
+        "the catalog agrees"
+    );
+}

@@ -679,3 +679,170 @@ fn a_command_piped_into_a_reader_that_left_ends_quietly() {
         out.status
     );
 }
+
+/// `darkroom ingest CARD --to TO [--backup B]…` with its own data dir and catalog.
+fn ingest_cmd(dir: &Path, card: &Path, to: &Path, backups: &[&Path]) -> std::process::Command {
+    let mut cmd = darkroom(&dir.join("data"));
+    cmd.arg("ingest").arg(card).arg("--to").arg(to);
+    for b in backups {
+        cmd.arg("--backup").arg(b);
+    }
+    cmd.args([
+        "--pattern",
+        "{job}_{seq:3}",
+        "--job",
+        "shoot",
+        "--json",
+        "--catalog",
+    ])
+    .arg(dir.join("catalog.sqlite"));
+    cmd
+}
+
+#[test]
+fn one_folder_given_as_two_drives_or_a_drive_on_the_card_is_refused_before_a_byte_is_copied() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&work).expect("mkdir");
+    let link = dir.path().join("work-link");
+    std::os::unix::fs::symlink(&work, &link).expect("symlink");
+    let refused = |to: &Path, backups: &[&Path], says: &str| {
+        let msg = run_err(&mut ingest_cmd(dir.path(), &card, to, backups));
+        assert!(msg.contains(says), "{msg}");
+    };
+    // The same folder twice: before, the second run said "verified on 2 drive(s)".
+    refused(&work, &[&work], "the same folder is given twice");
+    refused(&work, &[&link], "the same folder is given twice");
+    refused(
+        &work,
+        &[&work.join("backup")],
+        "one destination is inside the other",
+    );
+    refused(&card.join("copies"), &[], "the destination is on the card");
+    refused(dir.path(), &[], "the card is inside the destination");
+    assert!(tree(&work).is_empty(), "nothing copied");
+    assert!(!card.join("copies").exists(), "nothing made on the card");
+}
+
+#[test]
+fn a_second_ingest_into_a_drive_being_written_is_told_who_is_writing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let (work, backup) = (dir.path().join("work"), dir.path().join("backup"));
+    // Another ingest (the window, another card reader) holds the backup drive.
+    let held = darkroom_library::ingest::roots::lock(&backup, "the window's ingest").expect("held");
+    let out = ingest_cmd(dir.path(), &card, &work, &[&backup])
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("another ingest is writing into this folder (the window's ingest)"),
+        "{stderr}"
+    );
+    let lock = Path::new(darkroom_library::ingest::roots::LOCK_NAME);
+    assert!(tree(&work).is_empty(), "nothing copied");
+    assert!(tree(&backup).keys().all(|k| k == lock), "nothing copied");
+    drop(held);
+    let done = json(&run_ok(&mut ingest_cmd(
+        dir.path(),
+        &card,
+        &work,
+        &[&backup],
+    )));
+    assert_eq!(done["copied_photos"], 3, "{done}");
+    assert_eq!(
+        tree(&work),
+        tree(&backup),
+        "no lock file left among the photos"
+    );
+}
+
+#[test]
+fn two_ingests_of_one_card_into_one_drive_at_once_end_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = card(dir.path());
+    let work = dir.path().join("work");
+    // Both started together: one writes, the other is refused (or, started after the first
+    // ended, finds everything ingested). Never a false drive error, never a half copy.
+    let runs: Vec<std::process::Child> = (0..2)
+        .map(|_| {
+            ingest_cmd(dir.path(), &card, &work, &[])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outs: Vec<std::process::Output> = runs
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect();
+    for out in &outs {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() || stderr.contains("another ingest is writing into this folder"),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("cannot name the copy"), "{stderr}");
+        assert!(!stderr.contains("cannot read the copy back"), "{stderr}");
+    }
+    let copies = tree(&work);
+    assert_eq!(copies.len(), 5, "each file once: {:?}", copies.keys());
+    let again = json(&run_ok(&mut ingest_cmd(dir.path(), &card, &work, &[])));
+    assert_eq!(again["copied_files"], 0, "{again}");
+}
+
+#[test]
+fn a_card_shot_again_never_takes_the_decision_held_for_the_first() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card");
+    let frame = card.join("DCIM/100CANON/IMG_0001.JPG");
+    std::fs::create_dir_all(frame.parent().expect("a folder")).expect("mkdir");
+    std::fs::copy(photo("rocket.jpg"), &frame).expect("the first shot");
+    let catalog = dir.path().join("catalog.sqlite");
+    let decide = |args: &[&str]| {
+        json(&run_ok(
+            darkroom(&dir.path().join("data"))
+                .arg("decide")
+                .args(args)
+                .arg("--catalog")
+                .arg(&catalog)
+                .arg(&frame),
+        ))
+    };
+    let held = decide(&["--reject"]);
+    assert_eq!(held["held"], true, "{held}");
+    // Formatted and shot again before any ingest: another photo at the same path.
+    std::fs::remove_file(&frame).expect("format");
+    std::fs::copy(photo("grace_hopper.jpg"), &frame).expect("the next shoot");
+    let touched = std::fs::File::options()
+        .write(true)
+        .open(&frame)
+        .expect("open");
+    touched
+        .set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(60))
+        .expect("a later time");
+    drop(touched);
+    // Writing the held decisions to the card puts none beside the new photo.
+    let flushed = decide(&["--write-to-card", "--stars", "0"]);
+    assert_eq!(flushed["decision"]["flag"], "unflagged", "{flushed}");
+    assert!(
+        darkroom_library::sidecars::of(&frame).is_empty()
+            || exiftool(&["-XMP:Rating"], &frame.with_extension("JPG.xmp"))["Rating"] != -1,
+        "no stale reject beside the new photo"
+    );
+    let work = dir.path().join("work");
+    let out = json(&run_ok(&mut ingest_cmd(dir.path(), &card, &work, &[])));
+    assert_eq!(out["copied_photos"], 1, "{out}");
+    assert_eq!(
+        out["decisions_carried"], 0,
+        "the first shot's reject stays with it: {out}"
+    );
+    let copy = work.join("shoot_001.JPG.xmp");
+    assert!(
+        !copy.exists() || exiftool(&["-XMP:Rating"], &copy)["Rating"] != -1,
+        "the new photo's copy is not rejected"
+    );
+}

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
-use darkroom_catalog::{Catalog, Decision, IngestedFile};
+use darkroom_catalog::{CardFile, Catalog, FileStamp, IngestedFile};
 use darkroom_library::ingest::{self, Fields, IngestError, Pattern};
 use darkroom_library::{Item, ScanEvent, clock, facts, scan, sidecars};
 
@@ -57,6 +57,9 @@ impl Options {
 pub struct PlannedFile {
     pub source: PathBuf,
     pub size: u64,
+    /// Which file the source was when planned: a decision held for it is carried only into
+    /// the copy of that very file.
+    pub stamp: FileStamp,
     /// Its new path under each drive.
     pub rel: PathBuf,
     /// The drives (indices into [`Options::roots`]) still without it: a drive holding the
@@ -197,6 +200,41 @@ fn holds_same_bytes(path: &Path, source: &Path, size: u64) -> bool {
         )
 }
 
+/// Every drive is its own folder, none inside another or on the card.
+fn check_roots(options: &Options) -> Result<(), ingest::RootsError> {
+    let roots: Vec<PathBuf> = options.roots().iter().map(|r| r.to_path_buf()).collect();
+    ingest::roots::check(&options.source, &roots)
+}
+
+/// Every drive checked again (a folder may have been linked since the plan) and held for the
+/// run; then the temporaries a killed run left in the folders this one writes to go.
+fn hold_roots(plan: &Plan, options: &Options) -> Result<Vec<ingest::RootLock>, String> {
+    check_roots(options).map_err(|e| e.to_string())?;
+    let holder = ingest::roots::holder_words("a DarkRoom ingest");
+    let locks = options
+        .roots()
+        .iter()
+        .map(|r| ingest::roots::lock(r, &holder))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for root in options.roots() {
+        for file in plan.to_copy().flat_map(|p| &p.files) {
+            if let Some(dir) = root.join(&file.rel).parent()
+                && !dirs.iter().any(|d| d == dir)
+            {
+                dirs.push(dir.to_path_buf());
+            }
+        }
+    }
+    for dir in dirs {
+        for part in ingest::copy::leftover_parts(&dir) {
+            let _ = std::fs::remove_file(part);
+        }
+    }
+    Ok(locks)
+}
+
 /// A photo of the card as the names are made from it, in shooting order.
 #[derive(Debug, Clone)]
 pub struct Surveyed {
@@ -282,8 +320,10 @@ pub fn preview(photos: &[Surveyed], pattern: &Pattern, job: &str, n: usize) -> V
         .collect()
 }
 
-/// Scan the card and decide every photo's names; nothing is written.
+/// Scan the card and decide every photo's names; nothing is written. Destinations that are
+/// not really different from each other and from the card are refused first.
 pub fn plan(options: &Options, catalog: &Catalog, cancel: &AtomicBool) -> anyhow::Result<Plan> {
+    check_roots(options)?;
     let (photos, unreadable) = survey(&options.source, catalog, cancel)?;
     name_all(photos, unreadable, options, catalog)
 }
@@ -306,19 +346,30 @@ fn name_all(
             ..
         } = surveyed;
         let seq = fields.seq;
-        // What of it was ingested before, by content: a size never seen needs no hash.
+        // What of it was ingested before, by content: a size never seen needs no hash. A
+        // sidecar is never judged alone — a template or a rating-only packet is byte for byte
+        // another photo's — it goes wherever its photo's files go.
         let mut new = Vec::new();
+        let mut sidecars_of = Vec::new();
         for m in members(&item) {
-            let size = std::fs::metadata(&m.path)
-                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", m.path.display()))?
-                .len();
+            let stamp = std::fs::metadata(&m.path)
+                .map(|meta| FileStamp::of_metadata(&meta))
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", m.path.display()))?;
+            if sidecars::is_sidecar(&m.path) {
+                sidecars_of.push((m, stamp));
+                continue;
+            }
+            let size = stamp.size;
             let seen = catalog.ingested_size(size)? && {
                 let sha = ingest::copy::hash_of(&m.path)?;
                 catalog.ingested(&sha, size)?.is_some()
             };
             if !seen {
-                new.push((m, size));
+                new.push((m, stamp));
             }
+        }
+        if !new.is_empty() {
+            new.extend(sidecars_of);
         }
         let fields = Fields {
             job: options.job.clone(),
@@ -342,7 +393,8 @@ fn name_all(
         // The pattern's name, unless a drive holds another file there (the same bytes there
         // are a copy a stopped run made, and count as landed).
         let mut missing_per_file = Vec::new();
-        for (m, size) in &new {
+        for (m, stamp) in &new {
+            let size = &stamp.size;
             let rel = with_suffix(&wanted, &m.suffix);
             let mut missing = Vec::new();
             for (r, root) in roots.iter().enumerate() {
@@ -373,12 +425,13 @@ fn name_all(
                 .unwrap_or_default();
             missing_per_file = vec![(0..roots.len()).collect(); new.len()];
         }
-        for ((m, size), missing) in new.into_iter().zip(missing_per_file) {
+        for ((m, stamp), missing) in new.into_iter().zip(missing_per_file) {
             let rel = with_suffix(&photo.stem, &m.suffix);
             planned_names.insert(rel.clone());
             photo.files.push(PlannedFile {
                 source: m.path,
-                size,
+                size: stamp.size,
+                stamp,
                 rel,
                 missing,
             });
@@ -588,10 +641,35 @@ impl Running<'_> {
         if self.options.write_times && photo.offset_s != 0.0 {
             write_times(photo, &roots, self.catalog, &mut self.outcome);
         }
-        match carry_decision(self.catalog, &photo.source, &primary) {
-            Ok(true) => self.outcome.decisions_carried += 1,
-            Ok(false) => {}
-            Err(e) => self.outcome.failed.push((photo.source.clone(), e)),
+        // Each file's held decision into its own copy, where it was made on that very file.
+        let mut carried_any = false;
+        for file in photo
+            .files
+            .iter()
+            .filter(|f| !sidecars::is_sidecar(&f.source))
+        {
+            let card = CardFile {
+                source: &file.source,
+                stamp: file.stamp,
+            };
+            match self.catalog.carry_held(&card, &roots[0].join(&file.rel)) {
+                Ok(Some(carried)) => {
+                    carried_any = true;
+                    if let Some(e) = carried.sidecar_error {
+                        self.outcome
+                            .failed
+                            .push((file.source.clone(), e.to_string()));
+                    }
+                }
+                Ok(None) => {}
+                Err(e) => self
+                    .outcome
+                    .failed
+                    .push((file.source.clone(), e.to_string())),
+            }
+        }
+        if carried_any {
+            self.outcome.decisions_carried += 1;
         }
         self.outcome.copied_photos += 1;
         self.progress.photos_done += 1;
@@ -684,6 +762,14 @@ pub fn run(
         started: Instant::now(),
     };
     let roots = options.roots();
+    let _held = match hold_roots(plan, options) {
+        Ok(locks) => locks,
+        Err(why) => {
+            run.outcome.stopped = Some(why);
+            run.outcome.elapsed = run.started.elapsed();
+            return run.outcome;
+        }
+    };
     std::thread::scope(|s| {
         // One batch at a time waits to be finished: the card is never read far ahead.
         type Batch = Vec<(usize, usize, ingest::Written)>;
@@ -712,10 +798,6 @@ pub fn run(
                     break;
                 }
                 run.tell_progress();
-                // A run killed mid-file left its temporary under this name: it goes.
-                for root in &roots {
-                    let _ = std::fs::remove_file(ingest::copy::part_path(&root.join(&file.rel)));
-                }
                 let dests: Vec<PathBuf> = file
                     .missing
                     .iter()
@@ -775,20 +857,6 @@ pub fn run(
     run.tell_progress();
     run.outcome.elapsed = run.started.elapsed();
     run.outcome
-}
-
-/// A decision made on the card (held in the catalog, never written there) goes into the
-/// working copy's catalog row and sidecar, merged with the sidecar that travelled with it.
-fn carry_decision(catalog: &mut Catalog, card: &Path, copy: &Path) -> Result<bool, String> {
-    let decision = catalog.decision(card).map_err(|e| e.to_string())?;
-    let Some(decision) = decision.filter(|d| *d != Decision::default()) else {
-        return Ok(false);
-    };
-    let outcome = catalog.decide(copy, &decision).map_err(|e| e.to_string())?;
-    match outcome.sidecar_error {
-        Some(e) => Err(e.to_string()),
-        None => Ok(true),
-    }
 }
 
 /// The body's correction into each copy's EXIF times (every drive), recorded so it is not

@@ -2,15 +2,18 @@
 //! temporary name beside each destination (each drive by a thread of its own) as they are
 //! hashed — SHA-256 on a thread of its own (the photo's identity in the catalog) and CRC-32
 //! inline (the read-back check, what DIT offload tools do with xxHash: ten times SHA-256's
-//! speed, blind to no accidental change a disk or a cable makes); each copy is flushed, read back and checked, and only a copy that
-//! reads back as the source was takes its final name — never over a file already there. A
-//! failure anywhere (the card pulled, a disk full, a copy that reads back wrong) leaves no file
-//! under a final name and no temporary behind.
+//! speed, blind to no accidental change a disk or a cable makes); each copy is flushed, read
+//! back and checked through the handle that wrote it, and only a copy that reads back as the
+//! source was takes its final name — never over a file already there, by an atomic no-replace
+//! rename (a hard link where the file system lacks one). A temporary is created exclusively
+//! under a name no other run uses, so two runs never write into one file. A failure anywhere
+//! (the card pulled, a disk full, a copy that reads back wrong) leaves no file under a final
+//! name and no temporary behind.
 
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 
@@ -18,8 +21,10 @@ use sha2::{Digest, Sha256};
 
 /// Read and write in chunks of this many bytes.
 const CHUNK: usize = 1 << 20;
-/// A copy in progress is named so beside its final name: `.NAME.darkroom-part`.
+/// A copy in progress is named so beside its final name: `.NAME.PID-N.darkroom-part`.
 const PART_SUFFIX: &str = ".darkroom-part";
+/// Temporaries this process made so far: with the process id, a name no other copy takes.
+static PARTS_MADE: AtomicU64 = AtomicU64::new(0);
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum IngestError {
@@ -72,13 +77,31 @@ pub struct Copied {
     pub bytes: u64,
 }
 
-/// Where a copy to `dest` is written until it is verified.
-pub fn part_path(dest: &Path) -> PathBuf {
+/// A name for a new temporary beside `dest`, used by no other copy of any run.
+fn part_path(dest: &Path) -> PathBuf {
     let name = dest
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    dest.with_file_name(format!(".{name}{PART_SUFFIX}"))
+    let n = PARTS_MADE.fetch_add(1, Ordering::Relaxed);
+    dest.with_file_name(format!(".{name}.{}-{n}{PART_SUFFIX}", std::process::id()))
+}
+
+/// Temporaries in `dir` that a run killed mid-copy left. Only a run that holds the
+/// destination's lock ([`super::roots::lock`]) removes them: no other run is writing there.
+pub fn leftover_parts(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            let n = e.file_name();
+            let n = n.to_string_lossy();
+            n.starts_with('.') && n.ends_with(PART_SUFFIX)
+        })
+        .map(|e| e.path())
+        .collect()
 }
 
 /// Copy `source` to every path of `dests` (their folders are made), verified; `advanced`
@@ -114,6 +137,9 @@ pub struct Written {
     source: PathBuf,
     dests: Vec<PathBuf>,
     parts: Vec<PathBuf>,
+    /// Each temporary's handle, the one that wrote it: flushed and read back through it, never
+    /// reopened by a path another run could have reused.
+    files: Vec<File>,
     /// The SHA-256 being finished on its own thread: the next file is read meanwhile.
     sha256: Option<std::thread::JoinHandle<String>>,
     crc: u32,
@@ -148,11 +174,8 @@ impl Written {
 
     /// Each temporary's bytes to disk.
     pub fn flush(&self) -> Result<(), IngestError> {
-        for p in &self.parts {
-            File::options()
-                .write(true)
-                .open(p)
-                .and_then(|f| f.sync_all())
+        for (f, p) in self.files.iter().zip(&self.parts) {
+            f.sync_all()
                 .map_err(io("cannot flush the copy to disk", p))?;
         }
         Ok(())
@@ -187,10 +210,10 @@ impl Written {
         result
     }
 
-    fn check_and_name_parts(&self) -> Result<Vec<PathBuf>, IngestError> {
+    fn check_and_name_parts(&mut self) -> Result<Vec<PathBuf>, IngestError> {
         let expected = format!("{:08x}", self.crc);
-        for (p, d) in self.parts.iter().zip(&self.dests) {
-            let found = format!("{:08x}", crc_of(p)?);
+        for ((f, p), d) in self.files.iter_mut().zip(&self.parts).zip(&self.dests) {
+            let found = format!("{:08x}", crc_of(f, p)?);
             if found != expected {
                 return Err(IngestError::Mismatch {
                     expected,
@@ -242,7 +265,7 @@ fn write_parts_from(
             return Err(IngestError::Exists { path: d.clone() });
         }
         if let Some(dir) = d.parent() {
-            std::fs::create_dir_all(dir).map_err(io("cannot make the folder", dir))?;
+            crate::durable::create_dir_all(dir).map_err(io("cannot make the folder", dir))?;
         }
     }
     // From here the temporaries are the Written's: dropped on an error, they go.
@@ -250,6 +273,7 @@ fn write_parts_from(
         source: source.to_path_buf(),
         dests: dests.to_vec(),
         parts: Vec::new(),
+        files: Vec::new(),
         sha256: None,
         crc: 0,
         bytes: 0,
@@ -259,7 +283,13 @@ fn write_parts_from(
     // write, and two drives write at once rather than in turn.
     let mut writers = Vec::with_capacity(parts.len());
     for p in &parts {
-        let out = File::create(p).map_err(io("cannot write into the destination", p))?;
+        // Created, never opened: a name another run took is an error, not a shared file.
+        let out = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(p)
+            .map_err(io("cannot write into the destination", p))?;
         written.parts.push(p.clone());
         writers.push(DestWriter::start(out, p)?);
     }
@@ -282,9 +312,13 @@ fn write_parts_from(
     // A drive's own error says more than the pump's "it stopped listening": it comes first.
     let mut wrote = Ok(());
     for w in writers {
-        let done = w.finish();
-        if wrote.is_ok() {
-            wrote = done;
+        match w.finish() {
+            Ok(file) => written.files.push(file),
+            Err(e) => {
+                if wrote.is_ok() {
+                    wrote = Err(e);
+                }
+            }
         }
     }
     wrote?;
@@ -347,7 +381,7 @@ type Chunk = Arc<Pooled>;
 struct DestWriter {
     part: PathBuf,
     chunks: SyncSender<Chunk>,
-    thread: std::thread::JoinHandle<Result<(), IngestError>>,
+    thread: std::thread::JoinHandle<Result<File, IngestError>>,
 }
 
 impl DestWriter {
@@ -362,7 +396,7 @@ impl DestWriter {
                     out.write_all(chunk.bytes())
                         .map_err(io("cannot write into the destination", &path))?;
                 }
-                Ok(())
+                Ok(out)
             })
             .map_err(io("cannot start writing the copy", part))?;
         Ok(DestWriter {
@@ -372,8 +406,9 @@ impl DestWriter {
         })
     }
 
-    /// Every chunk sent is written, or the drive's error.
-    fn finish(self) -> Result<(), IngestError> {
+    /// Every chunk sent is written (the handle back, to flush and read through), or the
+    /// drive's error.
+    fn finish(self) -> Result<File, IngestError> {
         let DestWriter {
             part,
             chunks,
@@ -445,12 +480,12 @@ fn pump(
     Ok((bytes, crc.finalize()))
 }
 
-/// A copy's CRC-32, read back.
-fn crc_of(path: &Path) -> Result<u32, IngestError> {
+/// A copy's CRC-32, read back from its start through the handle that wrote it.
+fn crc_of(file: &mut File, path: &Path) -> Result<u32, IngestError> {
+    const WHAT: &str = "cannot read the copy back";
+    file.rewind().map_err(io(WHAT, path))?;
     let mut crc = crc32fast::Hasher::new();
-    read_through(path, "cannot read the copy back", &mut |chunk| {
-        crc.update(chunk);
-    })?;
+    read_all(file, path, WHAT, &mut |chunk| crc.update(chunk))?;
     Ok(crc.finalize())
 }
 
@@ -470,6 +505,15 @@ fn read_through(
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<(), IngestError> {
     let mut f = File::open(path).map_err(io(what, path))?;
+    read_all(&mut f, path, what, each)
+}
+
+fn read_all(
+    f: &mut impl Read,
+    path: &Path,
+    what: &'static str,
+    each: &mut dyn FnMut(&[u8]),
+) -> Result<(), IngestError> {
     let mut buf = vec![0u8; CHUNK];
     loop {
         match f.read(&mut buf) {
@@ -482,25 +526,44 @@ fn read_through(
     }
 }
 
-/// The verified copy takes its final name, never over a file: a hard link fails where a file
-/// is (and the temporary goes); a file system without hard links (exFAT) is checked, then
-/// renamed.
+/// The verified copy takes its final name, never over a file: an atomic rename that refuses
+/// an existing name (Linux's `RENAME_NOREPLACE`, which exFAT and FAT honour too); where the
+/// kernel or file system lacks it, a hard link, which fails where a file is (the temporary
+/// then goes); where there are no hard links either, the name is first claimed by creating it
+/// exclusively and the copy renamed over the claim, which is this run's own empty file.
 fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
+    let exists = || IngestError::Exists {
+        path: dest.to_path_buf(),
+    };
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        use rustix::io::Errno;
+        match renameat_with(CWD, part, CWD, dest, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            Err(Errno::EXIST) => return Err(exists()),
+            // Not offered here: the hard link below.
+            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {}
+            Err(e) => return Err(io("cannot name the copy", dest)(e.into())),
+        }
+    }
     match std::fs::hard_link(part, dest) {
         Ok(()) => {
             std::fs::remove_file(part).map_err(io("cannot remove the temporary copy", part))?;
             Ok(())
         }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(IngestError::Exists {
-            path: dest.to_path_buf(),
-        }),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
         Err(_) => {
-            if dest.exists() {
-                return Err(IngestError::Exists {
-                    path: dest.to_path_buf(),
-                });
+            match File::options().write(true).create_new(true).open(dest) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists()),
+                Err(e) => return Err(io("cannot name the copy", dest)(e)),
             }
-            std::fs::rename(part, dest).map_err(io("cannot name the copy", dest))
+            std::fs::rename(part, dest).map_err(|e| {
+                // The claim goes with the copy that failed to take it.
+                let _ = std::fs::remove_file(dest);
+                io("cannot name the copy", dest)(e)
+            })
         }
     }
 }

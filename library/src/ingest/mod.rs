@@ -7,6 +7,8 @@
 pub mod copy;
 pub mod naming;
 pub mod retime;
+pub mod roots;
 
 pub use copy::{Copied, IngestError, Written, copy_verified, write_parts};
 pub use naming::{Fields, Pattern, PatternError};
+pub use roots::{RootLock, RootsError};

@@ -115,7 +115,11 @@ impl Pattern {
             for p in parts {
                 s.push_str(&value(p, f, &stem));
             }
-            let mut s = safe(&s);
+            // A name leaves room for what a copy adds to it on the way: `-N` for a clash, the
+            // sidecar's `.CR3.xmp`, and the temporary's `.NAME.PID-N.darkroom-part` — a file
+            // system's 255 bytes are never hit half-way through an ingest.
+            let room = if k == last { MAX_STEM } else { MAX_FOLDER };
+            let mut s = safe(&capped(&s, room));
             if k == last
                 && let Some(ext) = original.extension()
             {
@@ -192,9 +196,34 @@ fn value(p: &Part, f: &Fields, stem: &str) -> String {
     }
 }
 
+/// Longest file name stem, in bytes (of the 255 a name may have).
+const MAX_STEM: usize = 180;
+/// Longest folder name, in bytes.
+const MAX_FOLDER: usize = 240;
+
+/// `s` cut to at most `max` bytes, on a character's boundary.
+fn capped(s: &str, max: usize) -> String {
+    let mut end = s.len().min(max);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_owned()
+}
+
+/// Names Windows keeps for devices, with any extension (`con`, `NUL.txt`, `com1`): a file or
+/// folder so named cannot be made there, or opens the device.
+fn windows_device(name: &str) -> bool {
+    let base = name.split('.').next().unwrap_or(name).trim_end();
+    let upper = base.to_ascii_uppercase();
+    matches!(upper.as_str(), "CON" | "PRN" | "AUX" | "NUL")
+        || ((upper.starts_with("COM") || upper.starts_with("LPT"))
+            && upper.len() == 4
+            && upper.chars().nth(3).is_some_and(|c| c.is_ascii_digit()))
+}
+
 /// A value made safe as one path component on Linux, Windows and a FAT card: separators,
 /// Windows' reserved characters and control characters become `_`, no leading or trailing dots
-/// or spaces, never empty, `.` or `..`.
+/// or spaces, never empty, `.` or `..`, never a Windows device's name.
 fn safe(s: &str) -> String {
     let cleaned: String = s
         .chars()
@@ -209,6 +238,8 @@ fn safe(s: &str) -> String {
     let trimmed = cleaned.trim_matches(|c: char| c == '.' || c == ' ');
     if trimmed.is_empty() {
         "_".to_owned()
+    } else if windows_device(trimmed) {
+        format!("_{trimmed}")
     } else {
         trimmed.to_owned()
     }
@@ -280,6 +311,30 @@ mod tests {
             p.render(&fields()),
             PathBuf::from("Canon EOS R6-0123/140235_IMG_0042_0042_0613_7.CR3")
         );
+    }
+
+    #[test]
+    fn windows_device_names_and_long_names_are_made_safe() {
+        for name in ["con", "NUL", "com1", "Lpt9", "aux.jpg", "prn "] {
+            assert!(safe(name).starts_with('_'), "{name}: {}", safe(name));
+        }
+        for name in ["console", "nullify", "com10", "COMET"] {
+            assert_eq!(safe(name), name);
+        }
+        let p = Pattern::parse("{job}/{job}_{seq:3}").expect("parses");
+        let f = Fields {
+            job: "é".repeat(200),
+            ..fields()
+        };
+        let path = p.render(&f);
+        for c in path.components() {
+            let n = c.as_os_str().len();
+            assert!(n <= MAX_FOLDER, "{n} bytes");
+        }
+        let stem = path.file_stem().expect("a name").len();
+        assert!(stem <= MAX_STEM, "{stem} bytes");
+        // The temporary's name, at its longest, fits in 255 bytes.
+        assert!(1 + stem + 4 + 1 + 20 + 1 + 20 + 14 + 4 <= 255);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub enum RetimeError {
     Unsupported { path: std::path::PathBuf },
     #[error("it has no EXIF capture time to correct: {}", path.display())]
     NoTime { path: std::path::PathBuf },
+    #[error("the copy's capture time is neither the card's nor the corrected one (it was changed since): {}", path.display())]
+    Changed { path: std::path::PathBuf },
 }
 
 /// Add `offset_s` to the file's EXIF times, in place. Returns how many were rewritten.
@@ -71,6 +73,73 @@ pub fn shift(path: &Path, offset_s: i64) -> Result<usize, RetimeError> {
     file.sync_all()
         .map_err(io("cannot flush the corrected copy to disk"))?;
     Ok(patches.len())
+}
+
+/// Set `copy`'s EXIF times to `original`'s plus `offset_s`, in place. The copy is the
+/// original's bytes, so each time is read from the original at the same place and the value
+/// written is fixed by it: run again after a kill mid-write, the same bytes result, never a
+/// correction added twice. A place where the copy holds neither the original's time nor the
+/// corrected one (it was edited since) is an error, and nothing is written. Returns how many
+/// times the copy now carries corrected.
+pub fn shift_from(copy: &Path, original: &Path, offset_s: i64) -> Result<usize, RetimeError> {
+    let io = |what: &'static str, path: &Path| {
+        let path = path.to_path_buf();
+        move |e: std::io::Error| RetimeError::Io {
+            what,
+            reason: e.to_string(),
+            path: path.clone(),
+        }
+    };
+    let source = std::fs::read(original).map_err(io("cannot read the photo", original))?;
+    let data = std::fs::read(copy).map_err(io("cannot read the copy", copy))?;
+    let tiff = tiff_start(&source).ok_or_else(|| RetimeError::Unsupported {
+        path: copy.to_path_buf(),
+    })?;
+    let mut patches = Vec::new();
+    let mut carried = 0;
+    for at in date_places(&source, tiff) {
+        let (Some(was), Some(now)) = (source.get(at..at + DATE_LEN), data.get(at..at + DATE_LEN))
+        else {
+            continue;
+        };
+        let Some(seconds) = std::str::from_utf8(was).ok().and_then(clock::seconds_of) else {
+            continue;
+        };
+        let target = clock::exif_text(seconds + offset_s);
+        if now == target.as_bytes() {
+            carried += 1;
+        } else if now == was {
+            patches.push((at, target));
+        } else {
+            return Err(RetimeError::Changed {
+                path: copy.to_path_buf(),
+            });
+        }
+    }
+    if patches.is_empty() && carried == 0 {
+        return Err(RetimeError::NoTime {
+            path: copy.to_path_buf(),
+        });
+    }
+    if patches.is_empty() {
+        return Ok(carried);
+    }
+    let write = io("cannot write the corrected time into the copy", copy);
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(copy)
+        .map_err(&write)?;
+    for (at, text) in &patches {
+        if let Err(e) = file
+            .seek(SeekFrom::Start(*at as u64))
+            .and_then(|_| file.write_all(text.as_bytes()))
+        {
+            return Err(write(e));
+        }
+    }
+    file.sync_all()
+        .map_err(io("cannot flush the corrected copy to disk", copy))?;
+    Ok(carried + patches.len())
 }
 
 /// Where the TIFF structure starts: at 0 in a TIFF-based file, inside APP1 in a JPEG.
@@ -207,5 +276,40 @@ mod tests {
             shift(&other, 60),
             Err(RetimeError::Unsupported { .. })
         ));
+    }
+
+    #[test]
+    fn a_correction_set_from_the_original_is_never_added_twice() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let card = t.path().join("card.tif");
+        let block = tiff("2020:12:31 23:30:00");
+        std::fs::write(&card, &block).expect("write");
+        let copy = t.path().join("copy.tif");
+        std::fs::write(&copy, &block).expect("write");
+        assert_eq!(shift_from(&copy, &card, 3_780).expect("shifted"), 3);
+        let once = std::fs::read(&copy).expect("read");
+        // A run killed after the write, run again: the same bytes.
+        assert_eq!(shift_from(&copy, &card, 3_780).expect("again"), 3);
+        assert_eq!(std::fs::read(&copy).expect("read"), once);
+        assert_eq!(
+            String::from_utf8_lossy(&once)
+                .matches("2021:01:01 00:33:00")
+                .count(),
+            3
+        );
+        assert_eq!(
+            std::fs::read(&card).expect("read"),
+            block,
+            "the card untouched"
+        );
+        // Edited since by another tool: refused, nothing written.
+        let edited =
+            String::from_utf8_lossy(&once).replace("2021:01:01 00:33:00", "1999:01:01 00:00:00");
+        std::fs::write(&copy, edited.as_bytes()).expect("write");
+        assert!(matches!(
+            shift_from(&copy, &card, 3_780),
+            Err(RetimeError::Changed { .. })
+        ));
+        assert_eq!(std::fs::read(&copy).expect("read"), edited.as_bytes());
     }
 }
