@@ -90,6 +90,17 @@ impl Catalog {
             .map_err(self.db())?;
         Ok(())
     }
+
+    /// The file's own capture time carries no correction after all (writing it failed).
+    pub fn forget_shifted(&mut self, file: &Path) -> Result<(), CatalogError> {
+        self.conn
+            .execute(
+                "DELETE FROM shifted WHERE path = ?1",
+                params![path_key(file)],
+            )
+            .map_err(self.db())?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

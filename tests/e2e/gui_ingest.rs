@@ -10,7 +10,7 @@ use crate::gui::{harness_with, ort_cpu, settle};
 use crate::snapshots::Snap;
 use crate::support::camera_card;
 use darkroom_app::gui::workers::{INGEST_BACKUP, INGEST_CARD, INGEST_TO};
-use darkroom_app::services::ingest::Progress;
+use darkroom_ingest::Progress;
 use egui_kittest::kittest::Queryable;
 
 fn files(dir: &Path) -> Vec<String> {

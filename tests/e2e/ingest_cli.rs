@@ -846,3 +846,101 @@ fn a_card_shot_again_never_takes_the_decision_held_for_the_first() {
         "the new photo's copy is not rejected"
     );
 }
+
+#[test]
+fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card");
+    let folder = card.join("DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // 30 RAW+JPEG pairs, the RAWs big enough that the run is still going when it is killed.
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for k in 1..=30 {
+        let mut bytes = vec![0u8; 4 << 20];
+        for chunk in bytes.chunks_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chunk.copy_from_slice(&state.to_le_bytes());
+        }
+        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), &bytes).expect("raw");
+        std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), &bytes[..4096]).expect("jpeg");
+    }
+    // Another program's files hold every JPEG name the pattern gives: every pair is `-2`.
+    let (work, backup) = (dir.path().join("work"), dir.path().join("backup"));
+    std::fs::create_dir_all(&work).expect("mkdir");
+    for k in 1..=30 {
+        std::fs::write(work.join(format!("gig_{k:03}.JPG")), b"not ours").expect("theirs");
+    }
+    let ingest = || {
+        let mut cmd = darkroom(&dir.path().join("data"));
+        cmd.arg("ingest")
+            .arg(&card)
+            .arg("--to")
+            .arg(&work)
+            .arg("--backup")
+            .arg(&backup)
+            .args([
+                "--pattern",
+                "{job}_{seq:3}",
+                "--job",
+                "gig",
+                "--json",
+                "--catalog",
+            ])
+            .arg(dir.path().join("catalog.sqlite"));
+        cmd
+    };
+    let mut first = ingest()
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("darkroom starts");
+    let ours = || {
+        std::fs::read_dir(&work).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().contains("-2."))
+                .count()
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while ours() < 1 {
+        assert!(std::time::Instant::now() < deadline, "nothing landed");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    first.kill().expect("kill");
+    let status = first.wait().expect("wait");
+    assert_eq!(status.signal(), Some(9), "killed mid-run: {status}");
+    assert!(ours() < 60, "killed before the end");
+    // The other program's files go: the pattern's own names are free now, and a guess from
+    // what lies on the drive would give them. The journal keeps the names given.
+    for k in 1..=30 {
+        std::fs::remove_file(work.join(format!("gig_{k:03}.JPG"))).expect("rm");
+    }
+    let second = json(&run_ok(&mut ingest()));
+    assert_eq!(second["failed"], 0, "{second}");
+    assert!(
+        second["resumed"].as_u64().is_some_and(|n| n > 0),
+        "it says what it resumed: {second}"
+    );
+    let (w, b) = (tree(&work), tree(&backup));
+    let mut want: Vec<String> = Vec::new();
+    for k in 1..=30 {
+        want.push(format!("gig_{k:03}-2.CR3"));
+        want.push(format!("gig_{k:03}-2.JPG"));
+    }
+    want.sort();
+    let names: Vec<String> = w.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(names, want, "each pair on its one stem, each file once");
+    assert_eq!(w, b, "the backup too");
+    for k in 1..=30 {
+        for ext in ["CR3", "JPG"] {
+            assert_eq!(
+                w[Path::new(&format!("gig_{k:03}-2.{ext}"))],
+                std::fs::read(folder.join(format!("IMG_{k:04}.{ext}"))).expect("card"),
+                "gig_{k:03}-2.{ext} is whole"
+            );
+        }
+    }
+}

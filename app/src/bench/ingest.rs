@@ -16,7 +16,7 @@ use anyhow::Context;
 use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_library::ingest::Pattern;
 
-use crate::services::ingest::{self, Options};
+use darkroom_ingest::{self as ingest, Options};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -173,6 +173,8 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
                         pattern: Pattern::parse(ingest::DEFAULT_PATTERN)?,
                         job: String::new(),
                         write_times: false,
+                        naming: SidecarNaming::default(),
+                        words: Default::default(),
                     };
                     let cancel = AtomicBool::new(false);
                     let plan = ingest::plan(&options, &c2, &cancel)?;

@@ -2,7 +2,7 @@
 //! RAW/JPEG twin and sidecars, copied to the working drive and each backup under the naming
 //! pattern, each copy verified before it takes its name and recorded by content, so a second
 //! ingest copies nothing and a stopped one is continued. `--plan` shows the names and copies
-//! nothing. The card is only read (`services::ingest`).
+//! nothing. The card is only read (`darkroom_ingest`).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -13,7 +13,7 @@ use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_library::ingest::Pattern;
 use serde::Serialize;
 
-use crate::services::ingest::{self, Collisions, Event, Options, Plan};
+use darkroom_ingest::{self as ingest, Collisions, Event, Options, Plan};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -79,6 +79,8 @@ struct Report {
     already_ingested: usize,
     collisions: usize,
     skipped: usize,
+    /// Photos an unfinished run had named, finished here under those names.
+    resumed: usize,
     failed: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<String>,
@@ -105,6 +107,7 @@ fn report_of(plan: &Plan, options: &Options, outcome: Option<&ingest::Outcome>) 
         already_ingested: plan.already(),
         collisions: plan.collisions(),
         skipped: plan.photos.iter().filter(|p| p.skipped).count(),
+        resumed: plan.resumed(),
         failed: outcome.map_or(0, |o| o.failed.len()),
         stopped: outcome.and_then(|o| o.stopped.clone()),
         decisions_carried: outcome.map_or(0, |o| o.decisions_carried),
@@ -128,6 +131,7 @@ fn report_of(plan: &Plan, options: &Options, outcome: Option<&ingest::Outcome>) 
 }
 
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = crate::services::window_settings();
     let options = Options {
         source: args.source.clone(),
         to: args.to.clone(),
@@ -135,6 +139,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         pattern: Pattern::parse(&args.pattern)?,
         job: args.job.clone(),
         write_times: args.write_times,
+        // The copies' sidecars as the window's Settings name and word them.
+        naming: settings.naming,
+        words: settings.sidecar_words,
     };
     let collisions = match args.on_collision {
         OnCollision::Number => Collisions::Number,
@@ -174,6 +181,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
 
+    if plan.resumed() > 0 {
+        eprintln!(
+            "darkroom: resuming {} photo(s) an unfinished ingest had named, under those names",
+            plan.resumed()
+        );
+    }
     let live = std::io::stderr().is_terminal();
     let outcome = ingest::run(
         &plan,

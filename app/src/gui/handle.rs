@@ -102,6 +102,7 @@ impl DarkRoom {
                     action,
                     &self.env.pick_folder,
                     self.env.catalog_path.clone(),
+                    (self.naming, self.words),
                     &self.env.wake,
                 );
                 if !self.windows.ingest.showing() && self.overlay == Overlay::Ingest {

@@ -69,7 +69,7 @@ pub enum IngestAction {
     /// Plan, then copy (asking first when names are taken).
     Start,
     /// The answer to names taken on a drive.
-    Collisions(crate::services::ingest::Collisions),
+    Collisions(darkroom_ingest::Collisions),
     /// Cancel the running copy, or close the window.
     Cancel,
 }

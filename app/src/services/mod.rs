@@ -4,7 +4,6 @@
 
 mod app_settings;
 pub mod cull;
-pub mod ingest;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -12,7 +12,8 @@ use super::{AppWindow, Intent, WindowEnv};
 use crate::gui::tasks::{Latest, Task, Waker};
 use crate::gui::theme;
 use crate::gui::workers::{self, Cancel, FolderAsk, Landed, PickFolder};
-use crate::services::ingest::{
+use darkroom_catalog::{SidecarNaming, SidecarWords};
+use darkroom_ingest::{
     self as service, Collisions, DEFAULT_PATTERN, Options, Outcome, Plan, Progress, Surveyed,
 };
 
@@ -50,6 +51,8 @@ pub struct IngestWindow {
     /// A run's progress frozen for a picture of the window (snapshots): shown as running.
     shown_progress: Option<Progress>,
     pub outcome: Option<Result<String, String>>,
+    /// Settings' sidecar naming and words, which the copies' sidecars follow.
+    sidecars: (SidecarNaming, SidecarWords),
 }
 
 impl Default for IngestWindow {
@@ -65,6 +68,7 @@ impl Default for IngestWindow {
             survey: None,
             surveying: None,
             landed: Landed::default(),
+            sidecars: Default::default(),
             shown_progress: None,
             outcome: None,
         }
@@ -129,6 +133,8 @@ impl IngestWindow {
             pattern,
             job: self.job.clone(),
             write_times: false,
+            naming: self.sidecars.0,
+            words: self.sidecars.1,
         })
     }
 
@@ -149,6 +155,7 @@ impl IngestWindow {
                 .map_err(anyhow::Error::from)
                 .and_then(|c| {
                     service::survey(&card, &c, &std::sync::atomic::AtomicBool::new(false))
+                        .map_err(anyhow::Error::from)
                 })
                 .map(|(photos, _)| photos)
                 .map_err(|e| format!("{e:#}"));
@@ -157,13 +164,16 @@ impl IngestWindow {
         ));
     }
 
+    /// Carry out `action`; `sidecars` are Settings' naming and words as they are now.
     pub fn act(
         &mut self,
         action: IngestAction,
         pick_folder: &PickFolder,
         catalog: PathBuf,
+        sidecars: (SidecarNaming, SidecarWords),
         wake: &Waker,
     ) {
+        self.sidecars = sidecars;
         match action {
             IngestAction::Choose(slot) => {
                 if self.busy() {
@@ -521,6 +531,12 @@ fn said(o: &Outcome) -> Result<String, String> {
         text.push_str(&format!(
             "; {} decided on the card went into their sidecars",
             o.decisions_carried
+        ));
+    }
+    if o.resumed > 0 {
+        text.push_str(&format!(
+            "; {} finished from an ingest that stopped",
+            photos_word(o.resumed)
         ));
     }
     if let Some(why) = &o.stopped {

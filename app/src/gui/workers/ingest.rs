@@ -1,4 +1,4 @@
-//! The ingest's plan and the ingest itself, off the UI thread (`services::ingest`). Each opens
+//! The ingest's plan and the ingest itself, off the UI thread (`darkroom_ingest`). Each opens
 //! its own connection to the catalog: the catalog thread keeps the window's decisions, this
 //! one the record of what was copied and the decisions a card held.
 
@@ -9,7 +9,7 @@ use darkroom_catalog::{Catalog, SidecarNaming};
 
 use super::Cancel;
 use crate::gui::tasks::{Latest, Task, Waker};
-use crate::services::ingest::{self, Event, Options, Outcome, Plan, Progress};
+use darkroom_ingest::{self as ingest, Event, Options, Outcome, Plan, Progress};
 
 /// Photos that landed on the working drive, each its files there (the primary first), for the
 /// window to show while the rest is copied.
@@ -25,7 +25,7 @@ pub fn ingest_plan(
     Task::spawn("the ingest plan", 1, wake, move |out| {
         let plan = Catalog::open(&catalog, SidecarNaming::default())
             .map_err(anyhow::Error::from)
-            .and_then(|c| ingest::plan(&options, &c, cancel.flag()));
+            .and_then(|c| ingest::plan(&options, &c, cancel.flag()).map_err(anyhow::Error::from));
         out.send(plan.map_err(|e| format!("{e:#}")));
     })
 }

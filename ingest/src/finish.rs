@@ -1,0 +1,74 @@
+//! What follows a photo onto the working drive once its files are in: the decisions held for
+//! its card files, each carried into the copy of that very file exactly once (the carry and
+//! the retirement of what was held are one commit), and, when asked, its body's clock
+//! correction written into the working copy's EXIF times. Both also run for the files of a
+//! photo a stopped run brought in without finishing it.
+
+use std::path::{Path, PathBuf};
+
+use darkroom_catalog::{CardFile, Catalog, FileStamp};
+use darkroom_library::ingest;
+use darkroom_library::sidecars;
+
+/// A photo file and where its working copy is.
+pub(crate) struct InCopy<'a> {
+    pub source: &'a Path,
+    pub stamp: FileStamp,
+    pub copy: PathBuf,
+}
+
+/// What finishing photos did, for the run's outcome.
+#[derive(Debug, Default)]
+pub(crate) struct Finished {
+    pub carried: bool,
+    pub failed: Vec<(PathBuf, String)>,
+    pub times_written: usize,
+    pub times_not_written: Vec<String>,
+}
+
+/// Each file's held decision into its own copy.
+pub(crate) fn carry(catalog: &mut Catalog, files: &[InCopy<'_>], out: &mut Finished) {
+    for f in files.iter().filter(|f| !sidecars::is_sidecar(f.source)) {
+        let card = CardFile {
+            source: f.source,
+            stamp: f.stamp,
+        };
+        match catalog.carry_held(&card, &f.copy) {
+            Ok(Some(carried)) => {
+                out.carried = true;
+                if let Some(e) = carried.sidecar_error {
+                    out.failed.push((f.source.to_path_buf(), e.to_string()));
+                }
+            }
+            Ok(None) => {}
+            Err(e) => out.failed.push((f.source.to_path_buf(), e.to_string())),
+        }
+    }
+}
+
+/// The body's correction into the working copies' EXIF times. The intent is recorded first
+/// (so the index never adds the correction to a copy that carries it), then the times are set
+/// from the card's own (so a run killed mid-write and run again never adds it twice); the
+/// backups keep the card's bytes.
+pub(crate) fn write_times(
+    catalog: &mut Catalog,
+    files: &[InCopy<'_>],
+    offset_s: f64,
+    out: &mut Finished,
+) {
+    let offset = offset_s.round() as i64;
+    for f in files.iter().filter(|f| !sidecars::is_sidecar(f.source)) {
+        if let Err(e) = catalog.record_shifted(&f.copy, offset_s) {
+            out.times_not_written.push(e.to_string());
+            continue;
+        }
+        match ingest::retime::shift_from(&f.copy, f.source, offset) {
+            Ok(_) => out.times_written += 1,
+            Err(e) => {
+                // Not written: the copy carries no correction, and the index adds it.
+                let _ = catalog.forget_shifted(&f.copy);
+                out.times_not_written.push(e.to_string());
+            }
+        }
+    }
+}
