@@ -334,16 +334,15 @@ fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
 /// Culling while the card is copied: the first photos land in the grid while the rest are on
 /// their way, a pick made on one then is kept in catalog and sidecar, and every photo of the
 /// card ends in the grid once.
-#[test]
-fn a_pick_made_while_the_rest_is_copied_is_kept() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let card = dir.path().join("card");
+/// A card of `n` camera-sized JPEGs: a real photo, then 4 MB a decoder never reads (after its
+/// end), so a copy of it takes a while.
+fn big_card(dir: &Path, n: usize) -> PathBuf {
+    let card = dir.join("card");
     let folder = card.join("DCIM/100TEST");
     std::fs::create_dir_all(&folder).expect("mkdir");
-    // 80 camera-sized JPEGs: a real photo, then 4 MB a decoder never reads (after its end).
     let jpeg = std::fs::read(crate::support::photo("rocket.jpg")).expect("photo");
     let mut state = 0x2545_F491_4F6C_DD1Du64;
-    for k in 1..=80 {
+    for k in 1..=n {
         let mut bytes = jpeg.clone();
         bytes.resize(jpeg.len() + (4 << 20), 0);
         for chunk in bytes[jpeg.len()..].chunks_mut(8) {
@@ -354,6 +353,13 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
         }
         std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), bytes).expect("write");
     }
+    card
+}
+
+#[test]
+fn a_pick_made_while_the_rest_is_copied_is_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = big_card(dir.path(), 80);
     let work = dir.path().join("work");
     let mut h = harness_with(dir.path(), None, ort_cpu(), Arc::new(|_| None));
     settle(&mut h);
@@ -412,4 +418,160 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
     let sidecar = std::fs::read_to_string(format!("{}.xmp", first.display())).expect("sidecar");
     assert!(sidecar.contains("darkroom:Pick=\"True\""), "{sidecar}");
     h.get_by_label_contains("Ingest: 80 photos copied (80 files");
+}
+
+/// Closing the window while the card is copied asks first; "Keep copying" keeps it going,
+/// "Stop and close" stops at a file's end and closes; the next ingest finishes the rest, each
+/// file once. The copy cannot get past a known photo (the JPEG of a RAW+JPEG pair is a FIFO
+/// the test feeds only once it has asked to stop; only the RAW is read before the copy), so
+/// every step happens while it is still copying, on any machine.
+#[test]
+fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
+    use darkroom_app::gui::DarkRoom;
+    use darkroom_app::gui::state::Closing;
+    use egui_kittest::Harness;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = big_card(dir.path(), 40);
+    let folder = card.join("DCIM/100TEST");
+    let gate = folder.join("IMG_0020.JPG");
+    std::fs::remove_file(&gate).expect("rm");
+    std::fs::write(folder.join("IMG_0020.CR3"), vec![7u8; 4096]).expect("the RAW");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&gate)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let work = dir.path().join("work");
+    let mut h = harness_with(dir.path(), None, ort_cpu(), Arc::new(|_| None));
+    settle(&mut h);
+    h.state_mut().windows.ingest.card = Some(card.clone());
+    h.state_mut().windows.ingest.to = Some(work.clone());
+    h.state_mut().windows.ingest.pattern = "{name}".into();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
+    h.run_steps(2);
+    h.get_by_label("Copy and verify").click();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while h.state().cull.entries().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "nothing landed");
+        h.step();
+    }
+    let close = |h: &mut Harness<'static, DarkRoom>| {
+        h.input_mut()
+            .viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .events
+            .push(egui::ViewportEvent::Close);
+        h.step();
+    };
+    let commanded = |h: &Harness<'static, DarkRoom>, c: egui::ViewportCommand| {
+        h.output()
+            .viewport_output
+            .get(&egui::ViewportId::ROOT)
+            .is_some_and(|v| v.commands.contains(&c))
+    };
+    close(&mut h);
+    assert_eq!(h.state().closing(), Closing::AskStopIngest);
+    assert!(
+        commanded(&h, egui::ViewportCommand::CancelClose),
+        "kept open"
+    );
+    h.step();
+    h.get_by_label_contains("stop and close?");
+    h.get_by_label("Keep copying").click();
+    h.step();
+    assert_eq!(h.state().closing(), Closing::No);
+    assert!(h.state().windows.ingest.copying(), "the copy goes on");
+    close(&mut h);
+    assert_eq!(h.state().closing(), Closing::AskStopIngest);
+    h.step();
+    h.get_by_label("Stop and close").click();
+    h.step();
+    assert_eq!(h.state().closing(), Closing::StoppingIngest);
+    // Asked again while it stops: still kept open, still stopping.
+    close(&mut h);
+    assert_eq!(h.state().closing(), Closing::StoppingIngest);
+    assert!(commanded(&h, egui::ViewportCommand::CancelClose));
+    // The photo the copy may be waiting on comes (if the stop reached the copy before it got
+    // there, nobody opens the FIFO and nothing is fed); the copy stops at a file's end, and
+    // the window closes.
+    let closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let feeder = {
+        let (gate, closed) = (gate.clone(), std::sync::Arc::clone(&closed));
+        std::thread::spawn(move || {
+            use std::os::unix::fs::OpenOptionsExt;
+            // O_NONBLOCK: opening a FIFO to write fails at once while nobody reads it.
+            const O_NONBLOCK: i32 = 0o4000;
+            while !closed.load(std::sync::atomic::Ordering::SeqCst) {
+                if let Ok(mut w) = std::fs::OpenOptions::new()
+                    .write(true)
+                    .custom_flags(O_NONBLOCK)
+                    .open(&gate)
+                {
+                    let _ = std::io::Write::write_all(&mut w, b"\xFF\xD8 late \xFF\xD9");
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        })
+    };
+    while !commanded(&h, egui::ViewportCommand::Close) {
+        assert!(std::time::Instant::now() < deadline, "never closed");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        h.step();
+    }
+    closed.store(true, std::sync::atomic::Ordering::SeqCst);
+    feeder.join().expect("feeder");
+    assert!(!h.state().windows.ingest.copying());
+    let landed = files(&work);
+    assert!(
+        !landed.is_empty() && !landed.contains(&"IMG_0020.JPG".to_owned()),
+        "stopped before the photo it could not pass: {landed:?}"
+    );
+    drop(h);
+    // The card back as a card: the JPEG a plain file. The next ingest finishes what the
+    // stopped one left, the pair on its one name, and copies nothing twice.
+    std::fs::remove_file(&gate).expect("rm fifo");
+    std::fs::write(&gate, b"\xFF\xD8 the JPEG \xFF\xD9").expect("the JPEG");
+    let mut catalog = darkroom_catalog::Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        darkroom_catalog::SidecarNaming::WithExtension,
+    )
+    .expect("catalog");
+    let options = darkroom_ingest::Options {
+        source: card.clone(),
+        to: work.clone(),
+        backups: Vec::new(),
+        pattern: darkroom_library::ingest::Pattern::parse("{name}").expect("pattern"),
+        job: String::new(),
+        write_times: false,
+        naming: darkroom_catalog::SidecarNaming::WithExtension,
+        words: Default::default(),
+    };
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let plan = darkroom_ingest::plan(&options, &catalog, &cancel).expect("plan");
+    assert_eq!(plan.already() + plan.new_photos(), 40);
+    assert!(
+        plan.new_photos() >= 21,
+        "the photo it stopped at, and all after"
+    );
+    assert_eq!(
+        plan.resumed(),
+        plan.new_photos(),
+        "named as the stopped run named them"
+    );
+    let outcome = darkroom_ingest::run(&plan, &options, &mut catalog, &cancel, &mut |_| {});
+    assert!(
+        outcome.stopped.is_none() && outcome.failed.is_empty(),
+        "{outcome:?}"
+    );
+    let all = files(&work);
+    assert_eq!(all.len(), 41, "each file once: {all:?}");
+    for name in &all {
+        assert_eq!(
+            std::fs::read(work.join(name)).expect("copy"),
+            std::fs::read(folder.join(name)).expect("card"),
+            "{name} whole"
+        );
+    }
 }

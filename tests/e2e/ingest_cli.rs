@@ -944,3 +944,79 @@ fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave()
         }
     }
 }
+
+#[test]
+fn ctrl_c_stops_the_ingest_at_a_files_end_and_the_next_finishes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = dir.path().join("card");
+    let folder = card.join("DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for k in 1..=40 {
+        let mut bytes = vec![0u8; 4 << 20];
+        for chunk in bytes.chunks_mut(8) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            chunk.copy_from_slice(&state.to_le_bytes());
+        }
+        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), bytes).expect("write");
+    }
+    let work = dir.path().join("work");
+    let ingest = || {
+        let mut cmd = ingest_cmd(dir.path(), &card, &work, &[]);
+        cmd.stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd
+    };
+    let first = ingest().spawn().expect("darkroom starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let landed = || {
+        std::fs::read_dir(&work).map_or(0, |d| {
+            d.flatten()
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .count()
+        })
+    };
+    while landed() < 1 {
+        assert!(std::time::Instant::now() < deadline, "nothing landed");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let sent = std::process::Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(sent.success());
+    let out = first.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Either it stopped at a file's end, or the copy had just finished when it was asked.
+    if out.status.code() == Some(130) {
+        assert!(
+            stderr.contains("the next ingest will finish them"),
+            "{stderr}"
+        );
+    } else {
+        assert!(out.status.success(), "{stderr}");
+    }
+    let names: Vec<String> = tree(&work)
+        .keys()
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("shoot_") && n.ends_with(".CR3")),
+        "no temporary and no lock left behind: {names:?}"
+    );
+    let second = json(&run_ok(&mut ingest()));
+    assert_eq!(second["failed"], 0, "{second}");
+    let w = tree(&work);
+    assert_eq!(w.len(), 40, "every photo once");
+    for k in 1..=40 {
+        assert_eq!(
+            w[Path::new(&format!("shoot_{k:03}.CR3"))],
+            std::fs::read(folder.join(format!("IMG_{k:04}.CR3"))).expect("card"),
+            "shoot_{k:03}.CR3 whole"
+        );
+    }
+}

@@ -7,7 +7,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_library::ingest::Pattern;
@@ -130,6 +130,9 @@ fn report_of(plan: &Plan, options: &Options, outcome: Option<&ingest::Outcome>) 
     }
 }
 
+/// The exit status of a command stopped by Ctrl+C or SIGTERM, as a shell reports one (128 + 2).
+const INTERRUPTED: u8 = 130;
+
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let settings = crate::services::window_settings();
     let options = Options {
@@ -149,8 +152,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-    let cancel = AtomicBool::new(false);
-    let plan = ingest::plan(&options, &catalog, &cancel)?.with_collisions(collisions);
+    // Ctrl+C or SIGTERM stops the copy at a file's end, not mid-file (a second one at once).
+    let cancel: &AtomicBool = if args.plan {
+        &AtomicBool::new(false)
+    } else {
+        darkroom_engine::stop_on_interrupt()
+    };
+    let plan = ingest::plan(&options, &catalog, cancel)?.with_collisions(collisions);
+    if cancel.load(Ordering::SeqCst) {
+        eprintln!("darkroom: stopped before anything was copied");
+        return Ok(ExitCode::from(INTERRUPTED));
+    }
     for cause in &plan.unreadable {
         eprintln!("darkroom: {cause}");
     }
@@ -192,13 +204,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         &plan,
         &options,
         &mut catalog,
-        &cancel,
+        cancel,
         &mut |event| match event {
             Event::Progress(p) if live => {
                 eprint!("\r{}\x1b[K", p.line());
                 let _ = std::io::stderr().flush();
             }
-            Event::Failed { source, error } => {
+            // The photo a stop abandoned is said once, with what is left, below.
+            Event::Failed { source, error } if !cancel.load(Ordering::SeqCst) => {
                 eprintln!(
                     "{}darkroom: {error} ({})",
                     if live { "\n" } else { "" },
@@ -211,7 +224,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if live {
         eprintln!();
     }
-    if let Some(why) = &outcome.stopped {
+    let interrupted = cancel.load(Ordering::SeqCst);
+    if interrupted {
+        let left = plan.new_photos().saturating_sub(outcome.copied_photos);
+        eprintln!(
+            "darkroom: stopped at a file's end with {left} photo(s) left to copy; the next ingest will finish them"
+        );
+    } else if let Some(why) = &outcome.stopped {
         eprintln!("darkroom: ingest stopped: {why}; run it again to continue");
     }
     for why in &outcome.times_not_written {
@@ -233,7 +252,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             report.seconds
         );
     }
-    Ok(if report.failed > 0 || report.stopped.is_some() {
+    Ok(if interrupted {
+        ExitCode::from(INTERRUPTED)
+    } else if report.failed > 0 || report.stopped.is_some() {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS

@@ -96,6 +96,17 @@ impl DarkRoom {
                     };
                 }
             }
+            Intent::StopIngestAndClose(stop) => {
+                use super::state::Closing;
+                if self.ui_state.closing == Closing::AskStopIngest {
+                    self.ui_state.closing = if stop {
+                        self.windows.ingest.stop();
+                        Closing::StoppingIngest
+                    } else {
+                        Closing::No
+                    };
+                }
+            }
             Intent::OpenIngest => self.open_ingest(),
             Intent::Ingest(action) => {
                 self.windows.ingest.act(

@@ -152,4 +152,6 @@ pub enum Intent {
     Ingest(IngestAction),
     /// Closing while decisions save, asked again: close anyway (true) or keep saving.
     CloseAnyway(bool),
+    /// Closing while the ingest copies: stop it and close (true), or keep copying.
+    StopIngestAndClose(bool),
 }

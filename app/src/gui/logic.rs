@@ -143,7 +143,7 @@ impl DarkRoom {
 
     /// Hand photos to the catalog thread for import while its queue has room.
     fn flush_imports(&mut self) {
-        if self.ui_state.closing != Closing::No {
+        if !matches!(self.ui_state.closing, Closing::No | Closing::AskStopIngest) {
             // Closing: what is not imported yet is read again on the next open.
             self.tasks.import_queue.clear();
             return;
@@ -229,10 +229,20 @@ impl DarkRoom {
         // frame's `ui` makes them): the window waits for them too.
         let keys = requested && ctx.input(|i| !super::keymap::pressed(&i.events).is_empty());
         let saved = !keys && self.saved();
+        // A copy from the card stops only when the photographer says so: the next ingest
+        // finishes what it leaves.
+        let copying = self.windows.ingest.copying();
         let closing = &mut self.ui_state.closing;
         if requested {
             match *closing {
                 Closing::Now | Closing::Forced => {}
+                Closing::AskStopIngest | Closing::StoppingIngest => {
+                    ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                }
+                _ if copying => {
+                    *closing = Closing::AskStopIngest;
+                    ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                }
                 _ if saved => *closing = Closing::Now,
                 Closing::No => {
                     *closing = Closing::Saving;
@@ -243,13 +253,22 @@ impl DarkRoom {
                     ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 }
             }
+        } else if *closing == Closing::StoppingIngest && !copying {
+            // The copy has stopped: the window closes as it does with decisions saving.
+            *closing = if saved { Closing::Now } else { Closing::Saving };
+            if saved {
+                ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+            }
         } else if *closing == Closing::Forced
             || (matches!(*closing, Closing::Saving | Closing::Asking) && saved)
         {
             *closing = Closing::Now;
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
-        if matches!(*closing, Closing::Saving | Closing::Asking) {
+        if matches!(
+            *closing,
+            Closing::Saving | Closing::Asking | Closing::AskStopIngest | Closing::StoppingIngest
+        ) {
             ctx.request_repaint_after(Duration::from_millis(50));
         }
     }

@@ -163,6 +163,11 @@ pub enum Closing {
     Forced,
     /// Closing: the close request goes through.
     Now,
+    /// Asked to close while the ingest copies: the window asks whether to stop it.
+    AskStopIngest,
+    /// "Stop and close": the copy stops at the next file; then the window closes as it does
+    /// with decisions saving.
+    StoppingIngest,
 }
 
 impl UiState {

@@ -114,6 +114,29 @@ impl IngestWindow {
         self.busy() || self.surveying.is_some() || matches!(self.stage, Stage::Choosing(..))
     }
 
+    /// The card is being copied (not only planned).
+    pub fn copying(&self) -> bool {
+        matches!(self.stage, Stage::Running { .. })
+    }
+
+    /// Photos of the running copy still to land.
+    pub fn left_to_copy(&self) -> usize {
+        match &self.stage {
+            Stage::Running { progress, .. } => {
+                progress.read(|p| p.photos_total.saturating_sub(p.photos_done))
+            }
+            _ => 0,
+        }
+    }
+
+    /// Stop the running copy at the next file (what landed stays; the next ingest finishes
+    /// the rest).
+    pub fn stop(&mut self) {
+        if let Stage::Running { cancel, .. } = &self.stage {
+            cancel.set();
+        }
+    }
+
     pub fn busy(&self) -> bool {
         matches!(self.stage, Stage::Planning(_) | Stage::Running { .. })
     }
