@@ -82,6 +82,9 @@ pub enum Report<T> {
         tag: T,
         decision: Option<Decision>,
         error: Option<String>,
+        /// Another tool changed the photo's sidecar since DarkRoom last read or wrote it:
+        /// `decision` is what it wrote.
+        outside: bool,
     },
     /// Change or revert `seq` is durable in the catalog: the photo's decision before and after
     /// (its first file's); or it failed, and nothing of it was recorded.
@@ -237,7 +240,7 @@ struct Worker<T> {
 
 /// One request's outcome inside a batch, reported once the batch is committed.
 enum Done<T> {
-    Imported(T, Option<Decision>, Option<String>),
+    Imported(T, Option<Decision>, Option<String>, bool),
     Decided {
         tag: T,
         seq: u64,
@@ -434,6 +437,7 @@ impl<T: Clone> Worker<T> {
                 tag,
                 decision: None,
                 error: Some(why),
+                outside: false,
             },
             Request::Change { tag, seq, .. } | Request::Revert { tag, seq, .. } => {
                 Report::Decided {
@@ -453,11 +457,14 @@ impl<T: Clone> Worker<T> {
         let mut sidecars: Vec<(PathBuf, T)> = Vec::new();
         for d in done {
             match d {
-                Done::Imported(tag, decision, error) => (self.report)(Report::Imported {
-                    tag,
-                    decision,
-                    error,
-                }),
+                Done::Imported(tag, decision, error, outside) => {
+                    (self.report)(Report::Imported {
+                        tag,
+                        decision,
+                        error,
+                        outside,
+                    });
+                }
                 Done::Decided {
                     tag,
                     seq,
@@ -497,8 +504,9 @@ fn one<T: Clone>(
                 tag.clone(),
                 Some(o.decision),
                 o.sidecar_error.map(|e| e.to_string()),
+                o.outside,
             ),
-            Err(e) => Done::Imported(tag.clone(), None, Some(e.to_string())),
+            Err(e) => Done::Imported(tag.clone(), None, Some(e.to_string()), false),
         },
         Request::Change {
             tag,

@@ -204,6 +204,10 @@ pub struct ImportOutcome {
     pub from_sidecar: bool,
     /// The sidecar was there but could not be read; the photo is imported undecided.
     pub sidecar_error: Option<CatalogError>,
+    /// The photo was in the catalog and another tool changed its sidecar since it was last
+    /// read or written here: `decision` is what that tool wrote (with any change made here and
+    /// not yet written kept over it).
+    pub outside: bool,
 }
 
 /// What a change did: the photo's decision before it (as the catalog or its sidecar had it)
@@ -555,6 +559,7 @@ impl Catalog {
                         decision,
                         from_sidecar: outside,
                         sidecar_error: None,
+                        outside,
                     });
                 }
                 // A card shot again: the row's decision belongs to a file that is gone (its
@@ -597,6 +602,7 @@ impl Catalog {
             decision,
             from_sidecar,
             sidecar_error,
+            outside: false,
         })
     }
 

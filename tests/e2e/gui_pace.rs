@@ -511,3 +511,69 @@ fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
     settle(&mut h);
     assert_eq!(shown(&h), ("coffee.png".to_owned(), coffee));
 }
+
+/// Another tool (exiftool standing for Lightroom or darktable) changes a photo's rating and
+/// label while the folder is open: the window shows it without reopening, says so, and a
+/// pick made after keeps what that tool wrote.
+#[test]
+fn another_tools_edit_shows_live_and_a_pick_keeps_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (folder, photos) = shoot_with_sidecars(dir.path(), 3);
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    let first = h.state().cull.id(0);
+    let shown = |h: &Harness<'static, DarkRoom>| {
+        h.state()
+            .cull
+            .get(first)
+            .map(|p| p.decision.clone())
+            .expect("the first photo")
+    };
+    assert_eq!(shown(&h).stars, 5, "the sidecar's rating, read on import");
+    let sidecar = folder.join("IMG_0000.jpg.xmp");
+    let edited = std::process::Command::new("exiftool")
+        .args([
+            "-q",
+            "-overwrite_original",
+            "-XMP-xmp:Rating=2",
+            "-XMP-xmp:Label=Red",
+        ])
+        .arg(&sidecar)
+        .status()
+        .expect("exiftool runs");
+    assert!(edited.success());
+    // The event, not a guess at how long it takes: the window shows it, however long.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while shown(&h).stars != 2 {
+        assert!(
+            Instant::now() < deadline,
+            "another tool's edit never showed"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+        h.step();
+    }
+    assert!(
+        shown(&h).label.is_some_and(|l| l.xmp_value() == "Red"),
+        "{:?}",
+        shown(&h)
+    );
+    assert!(
+        h.state()
+            .notices
+            .iter()
+            .any(|n| n.starts_with("Another program changed IMG_0000.jpg's rating or label")),
+        "said so"
+    );
+    // A pick on it: their rating and label stay, in the sidecar and in the catalog.
+    keys_in_one_frame(&mut h, &[(Key::P, Modifiers::NONE)]);
+    settle(&mut h);
+    let tags = exiftool(&["-XMP:Rating", "-XMP:Label", "-XMP-dc:Title"], &sidecar);
+    assert_eq!(tags["Rating"], 2, "{tags}");
+    assert_eq!(tags["Label"], "Red", "{tags}");
+    assert_eq!(tags["Title"], "Wedding, first look", "{tags}");
+    let row = catalog(dir.path())
+        .decision(&photos[0])
+        .expect("query")
+        .expect("a row");
+    assert_eq!((row.flag, row.stars), (Flag::Pick, 2));
+}

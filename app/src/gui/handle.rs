@@ -269,6 +269,10 @@ impl DarkRoom {
         self.recent.retain(|r| *r != folder);
         self.recent.insert(0, folder.clone());
         self.recent.truncate(8);
+        self.tasks.sidecar_watch = Some(workers::watch_sidecars(
+            folder.clone(),
+            self.env.wake.clone(),
+        ));
         self.tasks.scan = Some(workers::scan(
             folder,
             self.env.cancel.clone(),

@@ -13,7 +13,7 @@ use darkroom_library::ScanEvent;
 use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
 use std::sync::mpsc::TrySendError;
 
-use super::culling::DecisionAck;
+use super::culling::{DecisionAck, EntryId};
 use super::state::{Closing, DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
@@ -51,6 +51,7 @@ impl DarkRoom {
         self.poll_engine();
         self.poll_folder_dialog();
         self.poll_scan();
+        self.poll_sidecar_watch();
         self.poll_catalog();
         // Decisions before imports: a decision waits behind at most one queue of imports.
         self.flush_outbox();
@@ -168,16 +169,79 @@ impl DarkRoom {
         }
     }
 
+    /// Sidecars another tool may have changed: their photos are read again (the catalog takes
+    /// in what that tool wrote, and answers as for an import).
+    fn poll_sidecar_watch(&mut self) {
+        let Some(watch) = &self.tasks.sidecar_watch else {
+            return;
+        };
+        let drained = watch.changed.drain(8);
+        if drained.ended {
+            self.tasks.sidecar_watch = None;
+        }
+        let mut changed = Vec::new();
+        for batch in drained.items {
+            match batch {
+                Ok(paths) => changed.extend(paths),
+                Err(e) => self.notices.push(e),
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        // `IMG_0001.CR3.xmp` is IMG_0001.CR3's; Lightroom's `IMG_0001.xmp` is every file of
+        // that stem in its folder.
+        let mut by_file: std::collections::HashMap<std::path::PathBuf, EntryId> =
+            std::collections::HashMap::new();
+        let mut by_stem: std::collections::HashMap<std::path::PathBuf, EntryId> =
+            std::collections::HashMap::new();
+        for id in self.cull.ids() {
+            let Some(photo) = self.cull.get(id) else {
+                continue;
+            };
+            for f in photo.item.files() {
+                by_file.insert(f.to_path_buf(), id);
+                by_stem.insert(lowercase(&f.with_extension("")), id);
+            }
+        }
+        let mut asked = std::collections::HashSet::new();
+        for sidecar in changed {
+            let photo = sidecar.with_extension("");
+            let id = by_file
+                .get(&photo)
+                .or_else(|| by_stem.get(&lowercase(&photo)));
+            if let Some(&id) = id
+                && asked.insert(id)
+                && let Some(p) = self.cull.get(id)
+            {
+                self.tasks
+                    .import_queue
+                    .push_back((id, p.item.primary.clone()));
+            }
+        }
+    }
+
     fn poll_catalog(&mut self) {
         let drained = self.tasks.catalog.reports.drain(CATALOG_REPORTS);
+        let mut outside: Vec<String> = Vec::new();
         for report in drained.items {
             match report {
                 CatalogReport::Imported {
                     tag,
                     decision,
                     error,
+                    outside: edited,
                 } => {
                     self.tasks.imports_in_flight = self.tasks.imports_in_flight.saturating_sub(1);
+                    if edited && let Some(p) = self.cull.get(tag) {
+                        outside.push(
+                            p.item
+                                .primary
+                                .file_name()
+                                .map(|n| n.to_string_lossy().into_owned())
+                                .unwrap_or_default(),
+                        );
+                    }
                     self.cull.imported(tag, decision, error);
                 }
                 CatalogReport::Decided { tag, seq, result } => {
@@ -205,6 +269,9 @@ impl DarkRoom {
                 }
                 CatalogReport::Problem(p) => self.notices.push(p),
             }
+        }
+        if !outside.is_empty() {
+            self.notices.push(outside_words(&outside));
         }
         if drained.ended || !self.tasks.catalog.client.alive() {
             if !self.tasks.catalog_gone {
@@ -567,4 +634,22 @@ fn face_tiles(
             .collect(),
     );
     (faces, subject)
+}
+
+/// "Another program changed IMG_0001.CR3's rating or label: shown as it wrote it" (or "3
+/// photos' …, first IMG_0001.CR3").
+fn outside_words(names: &[String]) -> String {
+    match names {
+        [one] => format!("Another program changed {one}'s rating or label: shown as it wrote it"),
+        [first, ..] => format!(
+            "Another program changed the rating or label of {} photos, first {first}: shown as it wrote them",
+            names.len()
+        ),
+        [] => String::new(),
+    }
+}
+
+/// A path as a case-insensitive volume compares it.
+fn lowercase(p: &std::path::Path) -> std::path::PathBuf {
+    std::path::PathBuf::from(p.to_string_lossy().to_lowercase())
 }

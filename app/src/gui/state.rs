@@ -186,6 +186,8 @@ impl UiState {
 /// The window's ends of its background work, all polled in `logic`.
 pub struct Tasks {
     pub scan: Option<Task<ScanEvent>>,
+    /// The open folder's sidecars, watched for another tool's edits.
+    pub sidecar_watch: Option<workers::SidecarWatch>,
     pub folder_dialog: Option<Task<Option<PathBuf>>>,
     pub indexing: Option<Indexing>,
     pub analysis: Option<Task<workers::AnalysisAnswer>>,
@@ -303,6 +305,7 @@ impl DarkRoom {
             ui_state: UiState::default(),
             tasks: Tasks {
                 scan: None,
+                sidecar_watch: None,
                 folder_dialog: None,
                 indexing: None,
                 analysis: None,

@@ -15,6 +15,7 @@ mod models;
 mod pictures;
 mod scan;
 mod settings;
+mod sidecar_watch;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -36,6 +37,7 @@ pub use pictures::{
 };
 pub use scan::scan;
 pub use settings::{SaveMsg, settings_saver};
+pub use sidecar_watch::{SidecarWatch, watch_sidecars};
 
 /// Set on drop: every worker checks it between units of work.
 #[derive(Clone, Default)]
