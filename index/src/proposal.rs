@@ -551,7 +551,10 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                     .filter_map(|&m| photos[m].analysis.and_then(measure))
                     .max_by(f32::total_cmp)
             };
-            let reasons = rejections(a, rules, best_in_scene);
+            let mut reasons = rejections(a, rules, best_in_scene);
+            // A reason set aside rejects nothing: the frame competes in its burst as one
+            // that passed.
+            reasons.retain(|r| !rules.without.contains(&r.kind()));
             (!reasons.is_empty()).then_some(Proposed {
                 flag: Flag::Reject,
                 reasons,
@@ -601,7 +604,9 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                 !decided(photos[i].decision) && photos[i].analysis.is_some_and(|a| a.set.is_none())
             })
             .collect();
-        open.sort_by(|&x, &y| rank(photos, y, x));
+        // Eyes closed set aside: the burst's best is chosen without them too.
+        let eyes = !rules.without.contains(&ReasonKind::EyesClosed);
+        open.sort_by(|&x, &y| rank(photos, y, x, eyes));
         let passed: Vec<usize> = open.iter().copied().filter(|&i| out[i].is_none()).collect();
         let keepers: Vec<usize> = if photographer_picked {
             Vec::new()
@@ -670,13 +675,18 @@ pub fn refine(proposal: &mut [Option<Proposed>], without: &BTreeSet<ReasonKind>)
     }
 }
 
-/// The burst ranking of `bursts::suggest`: eyes open, then sharpest, then most faces.
-fn rank(photos: &[Candidate<'_>], x: usize, y: usize) -> std::cmp::Ordering {
+/// The burst ranking of `bursts::suggest`: eyes open (unless `eyes` is false: the
+/// photographer set closed eyes aside), then sharpest, then most faces.
+fn rank(photos: &[Candidate<'_>], x: usize, y: usize, eyes: bool) -> std::cmp::Ordering {
     let (Some(a), Some(b)) = (photos[x].analysis, photos[y].analysis) else {
         return std::cmp::Ordering::Equal;
     };
-    b.eyes_closed
-        .cmp(&a.eyes_closed)
+    let by_eyes = if eyes {
+        b.eyes_closed.cmp(&a.eyes_closed)
+    } else {
+        std::cmp::Ordering::Equal
+    };
+    by_eyes
         .then(a.sharpness.total_cmp(&b.sharpness))
         .then(a.faces.cmp(&b.faces))
 }
@@ -1052,12 +1062,21 @@ mod tests {
             let before = propose(&candidates, &rules(Strictness::Balanced));
             let after = propose(&candidates, &refined);
             for (i, (b, a)) in before.iter().zip(&after).enumerate() {
+                let left: Vec<&Reason> = a.iter().flat_map(|p| &p.reasons).collect();
+                assert!(
+                    left.iter().all(|r| r.kind() != kind),
+                    "{kind:?} photo {i}: {left:?}"
+                );
+                // A frame of a burst may now pass and compete in it: the burst is chosen
+                // again. Everywhere else exactly the reasons set aside go.
+                if photos[i].burst.is_some() {
+                    continue;
+                }
                 let kept: Vec<&Reason> = b
                     .iter()
                     .flat_map(|p| &p.reasons)
                     .filter(|r| r.kind() != kind)
                     .collect();
-                let left: Vec<&Reason> = a.iter().flat_map(|p| &p.reasons).collect();
                 assert_eq!(left, kept, "{kind:?} photo {i}");
                 assert_eq!(a.is_none(), kept.is_empty(), "{kind:?} photo {i}");
             }
@@ -1076,5 +1095,28 @@ mod tests {
         for kind in ReasonKind::ALL {
             assert_eq!(ReasonKind::from_word(kind.word()), Some(kind));
         }
+    }
+
+    #[test]
+    fn closed_eyes_set_aside_make_the_sharpest_frame_the_burst_keeper() {
+        // The sharpest frame of the burst has closed eyes.
+        let photos = vec![
+            photo(100.0, false, Some((0, 1))),
+            photo(300.0, true, Some((0, 2))),
+            photo(150.0, false, Some((0, 3))),
+        ];
+        let none = vec![Decision::default(); photos.len()];
+        let as_shot = run(&photos, &none, &rules(Strictness::Balanced));
+        assert_eq!(as_shot[2], Some((Flag::Pick, ReasonKind::Keeper)));
+        assert_eq!(as_shot[1], Some((Flag::Reject, ReasonKind::EyesClosed)));
+        let mut keep_closed = rules(Strictness::Balanced);
+        keep_closed.without.insert(ReasonKind::EyesClosed);
+        let refined = run(&photos, &none, &keep_closed);
+        assert_eq!(
+            refined[1],
+            Some((Flag::Pick, ReasonKind::Keeper)),
+            "chosen again without the reason set aside"
+        );
+        assert_ne!(refined[2], Some((Flag::Pick, ReasonKind::Keeper)));
     }
 }
