@@ -9,7 +9,6 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
-use crate::held::FileThere;
 use crate::sidecar::{self, SidecarNaming};
 
 const SCHEMA_VERSION: i32 = 7;
@@ -38,7 +37,7 @@ CREATE TABLE IF NOT EXISTS photos (
     file_mtime_ns INTEGER,
     -- Version 7: the identity of the sidecar as last read or written (`sidecar::stamp_of`; ''
     -- for none, NULL before version 7), and the fields changed here and not yet written there
-    -- (`outside::FLAG | STARS | LABEL`). A sidecar another tool changed since is read again
+    -- (`decision::FLAG | STARS | LABEL`). A sidecar another tool changed since is read again
     -- before anything is applied, and only the fields changed here are written over it.
     sidecar_stamp TEXT,
     pending_fields INTEGER NOT NULL DEFAULT 0
@@ -179,6 +178,17 @@ CREATE TABLE IF NOT EXISTS people (
     faces INTEGER NOT NULL
 );
 ";
+
+/// Whether a card photo's row was made for the file now at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FileThere {
+    /// The same file, or nothing to tell them apart by (not a card, or the file is gone).
+    Same,
+    /// Another file took the path.
+    Other,
+    /// The row predates the record of its file (schema 6): the file there is adopted.
+    Unknown,
+}
 
 pub struct Catalog {
     pub(crate) conn: Connection,
@@ -616,7 +626,7 @@ impl Catalog {
         let before = imported.decision;
         let after = change.applied_to(&before);
         if after != before {
-            self.set(photo, &after, crate::outside::field_of(change))?;
+            self.set(photo, &after, change.field())?;
         }
         Ok(Changed {
             before,
@@ -625,7 +635,7 @@ impl Catalog {
         })
     }
 
-    /// The row's decision set, `fields` (`outside::FLAG | STARS | LABEL`) marked as changed
+    /// The row's decision set, `fields` (`decision::FLAG | STARS | LABEL`) marked as changed
     /// here, to be written over what the sidecar has.
     fn set(&mut self, photo: &Path, decision: &Decision, fields: i64) -> Result<(), CatalogError> {
         self.write_row(photo, decision, fields)?;
@@ -689,7 +699,7 @@ impl Catalog {
     ) -> Result<DecideOutcome, CatalogError> {
         decision.check()?;
         let previous = self.import(photo)?.decision;
-        self.set(photo, decision, crate::outside::ALL)?;
+        self.set(photo, decision, crate::decision::ALL)?;
         let sidecar_error = self
             .write_sidecars(&[photo.to_path_buf()])
             .into_iter()

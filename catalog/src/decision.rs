@@ -146,7 +146,23 @@ pub enum Change {
     Label(Option<Label>),
 }
 
+/// The fields of a decision, as bits of a catalog row's `pending_fields`: the fields changed in
+/// DarkRoom and not yet written into the sidecar (`outside`).
+pub const FLAG: i64 = 1;
+pub const STARS: i64 = 2;
+pub const LABEL: i64 = 4;
+pub const ALL: i64 = FLAG | STARS | LABEL;
+
 impl Change {
+    /// The field this change makes, as a bit of [`ALL`].
+    pub fn field(&self) -> i64 {
+        match self {
+            Change::Flag(_) => FLAG,
+            Change::Stars(_) => STARS,
+            Change::Label(_) => LABEL,
+        }
+    }
+
     /// `decision` with this change made.
     pub fn applied_to(&self, decision: &Decision) -> Decision {
         let mut d = decision.clone();

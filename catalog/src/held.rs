@@ -13,7 +13,7 @@ use std::time::UNIX_EPOCH;
 use darkroom_library::card;
 use rusqlite::{OptionalExtension, params};
 
-use crate::db::{Catalog, decision_at, flag_code, now_s, path_key};
+use crate::db::{Catalog, FileThere, decision_at, flag_code, now_s, path_key};
 use crate::decision::{Decision, Label};
 use crate::error::CatalogError;
 
@@ -49,17 +49,6 @@ impl FileStamp {
             }),
         }
     }
-}
-
-/// Whether a card photo's row was made for the file now at its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FileThere {
-    /// The same file, or nothing to tell them apart by (not a card, or the file is gone).
-    Same,
-    /// Another file took the path.
-    Other,
-    /// The row predates the record of its file (schema 6): the file there is adopted.
-    Unknown,
 }
 
 /// A file on a card, as the ingest saw it when it planned the copy: where it was, and which
@@ -245,7 +234,7 @@ impl Catalog {
         };
         self.transaction(|c| {
             c.import(copy)?;
-            c.write_row(copy, &decision, crate::outside::ALL)?;
+            c.write_row(copy, &decision, crate::decision::ALL)?;
             c.retire_held(file)
         })??;
         let sidecar_error = self

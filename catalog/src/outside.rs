@@ -10,24 +10,10 @@ use std::path::Path;
 use rusqlite::{OptionalExtension, params};
 
 use crate::db::{Catalog, decision_at, flag_code, path_key};
-use crate::decision::{Change, Decision, Label};
+use crate::decision::ALL;
+use crate::decision::{Decision, FLAG, LABEL, Label, STARS};
 use crate::error::CatalogError;
 use crate::sidecar;
-
-/// The fields of a decision, as bits of the row's `pending_fields`.
-pub const FLAG: i64 = 1;
-pub const STARS: i64 = 2;
-pub const LABEL: i64 = 4;
-pub const ALL: i64 = FLAG | STARS | LABEL;
-
-/// The field a change makes.
-pub fn field_of(change: &Change) -> i64 {
-    match change {
-        Change::Flag(_) => FLAG,
-        Change::Stars(_) => STARS,
-        Change::Label(_) => LABEL,
-    }
-}
 
 /// `ours`' fields in `fields`, `theirs`' in the rest.
 pub fn merged(theirs: &Decision, ours: &Decision, fields: i64) -> Decision {
@@ -133,7 +119,7 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ColourLabel, Flag, SidecarNaming, xmp};
+    use crate::{Change, ColourLabel, Flag, SidecarNaming, xmp};
 
     fn their_edit(photo: &Path, stars: u8, label: Option<Label>) {
         // Another tool rewrites the whole packet, as exiftool does.
