@@ -91,6 +91,18 @@ impl Catalog {
         Ok(())
     }
 
+    /// The correction the file's own capture time was recorded as carrying, if any.
+    pub fn shifted_offset(&self, file: &Path) -> Result<Option<f64>, CatalogError> {
+        self.conn
+            .query_row(
+                "SELECT offset_s FROM shifted WHERE path = ?1",
+                params![path_key(file)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(self.db())
+    }
+
     /// The file's own capture time carries no correction after all (writing it failed).
     pub fn forget_shifted(&mut self, file: &Path) -> Result<(), CatalogError> {
         self.conn

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS photos (
     stars INTEGER NOT NULL DEFAULT 0 CHECK (stars BETWEEN 0 AND 5),
     label TEXT,
     sidecar_pending INTEGER NOT NULL DEFAULT 0,
+    -- When a decision was last made here (seconds; 0: only ever read from the sidecar).
     updated_at INTEGER NOT NULL,
     -- Version 3: 0 while the row's decision was never read from the photo's sidecar (a row the
     -- index made): the next import or change reads the sidecar first, so what another tool
@@ -594,14 +595,15 @@ impl Catalog {
                      sidecar_stamp, pending_fields)
                  VALUES (?1, ?2, ?3, ?4, 0, ?5, 1, ?7, 0)
                  ON CONFLICT(path) DO UPDATE SET flag = ?2, stars = ?3, label = ?4, imported = 1,
-                     sidecar_pending = 0, sidecar_stamp = ?7, pending_fields = 0
+                     sidecar_pending = 0, sidecar_stamp = ?7, pending_fields = 0, updated_at = ?5
                      WHERE imported = 0 OR ?6",
                 params![
                     path_key(photo),
                     flag_code(decision.flag),
                     decision.stars,
                     decision.label.as_ref().map(Label::xmp_value),
-                    now_s(),
+                    // Read, not decided here: only a change dates a row (a carry compares).
+                    0,
                     replaced,
                     stamp
                 ],

@@ -37,6 +37,18 @@ impl FileStamp {
         }
     }
 
+    /// Whether `other` is this stamp's file: the same size, and the same time — or one moved by
+    /// whole half hours, up to 15 h: a FAT card stores local time, which a computer reads
+    /// through its own time zone and daylight saving, so a card culled before a flight or the
+    /// clock change reads shifted after it. A camera never writes another file of the very
+    /// same size to the same path a whole number of half hours apart.
+    pub fn same_file(&self, other: &FileStamp) -> bool {
+        const HALF_HOUR_NS: i64 = 1_800_000_000_000;
+        const MOST_NS: i64 = 15 * 2 * HALF_HOUR_NS;
+        let apart = (self.mtime_ns - other.mtime_ns).abs();
+        self.size == other.size && (apart == 0 || (apart % HALF_HOUR_NS == 0 && apart <= MOST_NS))
+    }
+
     /// None when the file is gone.
     pub fn of(path: &Path) -> Result<Option<FileStamp>, CatalogError> {
         match std::fs::metadata(path) {
@@ -89,8 +101,12 @@ impl Catalog {
                 FileThere::Same
             });
         };
+        let recorded = FileStamp {
+            size: size as u64,
+            mtime_ns,
+        };
         Ok(match FileStamp::of(photo)? {
-            Some(now) if now.size != size as u64 || now.mtime_ns != mtime_ns => FileThere::Other,
+            Some(now) if !recorded.same_file(&now) => FileThere::Other,
             _ => FileThere::Same,
         })
     }
@@ -180,31 +196,55 @@ impl Catalog {
     }
 
     /// The decision held for a file the ingest copied: made on that very file (the same
-    /// path, size and modification time).
-    pub fn held_for(&self, file: &CardFile<'_>) -> Result<Option<Decision>, CatalogError> {
-        self.conn
-            .query_row(
-                "SELECT flag, stars, label FROM held
-                 WHERE source = ?1 AND size = ?2 AND mtime_ns = ?3",
-                params![
-                    path_key(file.source),
-                    file.stamp.size as i64,
-                    file.stamp.mtime_ns
-                ],
-                |r| decision_at(r, 0),
+    /// path, and [`FileStamp::same_file`]), the latest if there are several, with the moment it
+    /// was made (seconds) and the stamp it is held under.
+    fn held_entry(
+        &self,
+        file: &CardFile<'_>,
+    ) -> Result<Option<(Decision, i64, FileStamp)>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT flag, stars, label, at, mtime_ns FROM held
+                 WHERE source = ?1 AND size = ?2 ORDER BY at DESC",
             )
-            .optional()
-            .map_err(self.db())
+            .map_err(self.db())?;
+        let rows = stmt
+            .query_map(
+                params![path_key(file.source), file.stamp.size as i64],
+                |r| {
+                    Ok((
+                        decision_at(r, 0)?,
+                        r.get::<_, i64>(3)?,
+                        FileStamp {
+                            size: file.stamp.size,
+                            mtime_ns: r.get(4)?,
+                        },
+                    ))
+                },
+            )
+            .map_err(self.db())?;
+        for row in rows {
+            let row = row.map_err(self.db())?;
+            if row.2.same_file(&file.stamp) {
+                return Ok(Some(row));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The decision held for a file the ingest copied (see [`Catalog::carry_held`]).
+    pub fn held_for(&self, file: &CardFile<'_>) -> Result<Option<Decision>, CatalogError> {
+        Ok(self.held_entry(file)?.map(|(d, _, _)| d))
     }
 
     /// The held decision is in the copy: it is retired, and the card's row no longer waits
     /// for a sidecar on the card.
     pub fn retire_held(&mut self, file: &CardFile<'_>) -> Result<(), CatalogError> {
-        let key = params![
-            path_key(file.source),
-            file.stamp.size as i64,
-            file.stamp.mtime_ns
-        ];
+        let Some((_, _, stamp)) = self.held_entry(file)? else {
+            return Ok(());
+        };
+        let key = params![path_key(file.source), stamp.size as i64, stamp.mtime_ns];
         self.conn
             .execute(
                 "DELETE FROM held WHERE source = ?1 AND size = ?2 AND mtime_ns = ?3",
@@ -229,9 +269,25 @@ impl Catalog {
         file: &CardFile<'_>,
         copy: &Path,
     ) -> Result<Option<Carried>, CatalogError> {
-        let Some(decision) = self.held_for(file)? else {
+        let Some((decision, held_at, _)) = self.held_entry(file)? else {
             return Ok(None);
         };
+        // A decision made on the copy after this one was made on the card is the newer one:
+        // it stands, and what was held is retired unused.
+        let on_copy: Option<(Decision, i64)> = self
+            .conn
+            .query_row(
+                "SELECT flag, stars, label, updated_at FROM photos
+                 WHERE path = ?1 AND imported = 1 AND (flag != 0 OR stars != 0 OR label IS NOT NULL)",
+                params![path_key(copy)],
+                |r| Ok((decision_at(r, 0)?, r.get(3)?)),
+            )
+            .optional()
+            .map_err(self.db())?;
+        if on_copy.is_some_and(|(_, at)| at > held_at) {
+            self.transaction(|c| c.retire_held(file))??;
+            return Ok(None);
+        }
         self.transaction(|c| {
             c.import(copy)?;
             c.write_row(copy, &decision, crate::decision::ALL)?;
@@ -246,6 +302,29 @@ impl Catalog {
             decision,
             sidecar_error,
         }))
+    }
+
+    /// A card photo's row from before files were recorded (schema 6) whose decision waits to
+    /// be carried: the file at its path now is taken as the one decided on, and the decision
+    /// is held against it. The ingest asks this of every card file it plans, so an upgrade
+    /// never drops a decision held before it.
+    pub fn adopt_held(&mut self, photo: &Path) -> Result<(), CatalogError> {
+        if !card::on_card(photo) || self.file_there(photo)? != FileThere::Unknown {
+            return Ok(());
+        }
+        let decision: Option<Decision> = self
+            .conn
+            .query_row(
+                "SELECT flag, stars, label FROM photos WHERE path = ?1 AND imported = 1",
+                params![path_key(photo)],
+                |r| decision_at(r, 0),
+            )
+            .optional()
+            .map_err(self.db())?;
+        match decision {
+            Some(d) => self.adopt_file(photo, &d),
+            None => Ok(()),
+        }
     }
 
     /// How many decisions are held, waiting for an ingest.
@@ -334,5 +413,30 @@ mod tests {
                 .exists(),
             "the stale decision is not written beside the third frame"
         );
+    }
+
+    #[test]
+    fn a_cards_times_read_through_another_time_zone_are_the_same_file() {
+        let hour = 3_600_000_000_000i64;
+        let a = FileStamp {
+            size: 100,
+            mtime_ns: 1_700_000_000 * 1_000_000_000,
+        };
+        let moved = |by: i64| FileStamp {
+            mtime_ns: a.mtime_ns + by,
+            ..a
+        };
+        assert!(a.same_file(&a));
+        assert!(a.same_file(&moved(hour)), "daylight saving");
+        assert!(
+            a.same_file(&moved(-9 * hour - hour / 2)),
+            "a flight to Adelaide"
+        );
+        assert!(
+            !a.same_file(&moved(2_000_000_000)),
+            "two seconds later: another shot"
+        );
+        assert!(!a.same_file(&moved(24 * hour)), "a day later");
+        assert!(!a.same_file(&FileStamp { size: 101, ..a }));
     }
 }

@@ -15,6 +15,8 @@ pub(crate) struct InCopy<'a> {
     pub source: &'a Path,
     pub stamp: FileStamp,
     pub copy: PathBuf,
+    /// Brought in by an earlier run, not this one.
+    pub landed: bool,
 }
 
 /// What finishing photos did, for the run's outcome.
@@ -58,6 +60,24 @@ pub(crate) fn write_times(
 ) {
     let offset = offset_s.round() as i64;
     for f in files.iter().filter(|f| !sidecars::is_sidecar(f.source)) {
+        if f.landed {
+            // A copy an earlier run brought in is finished only where that run recorded the
+            // intent to write this very correction: never a copy ingested without
+            // `--write-times`, never one corrected by another offset since.
+            match catalog.shifted_offset(&f.copy) {
+                Ok(Some(recorded)) if recorded == offset_s => {}
+                Ok(_) => continue,
+                Err(e) => {
+                    out.times_not_written.push(e.to_string());
+                    continue;
+                }
+            }
+            match ingest::retime::shift_from(&f.copy, f.source, offset) {
+                Ok(_) => out.times_written += 1,
+                Err(e) => out.times_not_written.push(e.to_string()),
+            }
+            continue;
+        }
         if let Err(e) = catalog.record_shifted(&f.copy, offset_s) {
             out.times_not_written.push(e.to_string());
             continue;

@@ -354,6 +354,9 @@ fn name_all(
         let mut new = Vec::new();
         let mut sidecars_of = Vec::new();
         let mut landed = Vec::new();
+        // Where a file of this photo already landed on this working drive: the rest of the
+        // photo joins it there, on one stem.
+        let mut landed_stem: Option<PathBuf> = None;
         for m in members(&item) {
             let stamp = std::fs::metadata(&m.path)
                 .map(|meta| FileStamp::of_metadata(&meta))
@@ -373,11 +376,21 @@ fn name_all(
                 None
             };
             match seen {
-                Some(before) => landed.push(LandedFile {
-                    source: m.path,
-                    stamp,
-                    copy: before.dest,
-                }),
+                Some(before) => {
+                    if let Some(stem) = before
+                        .dest
+                        .strip_prefix(roots[0])
+                        .ok()
+                        .and_then(|rel| strip_suffix(rel, &m.suffix))
+                    {
+                        landed_stem.get_or_insert(stem);
+                    }
+                    landed.push(LandedFile {
+                        source: m.path,
+                        stamp,
+                        copy: before.dest,
+                    });
+                }
                 None => new.push((m, stamp)),
             }
         }
@@ -393,6 +406,9 @@ fn name_all(
                 journalled = Some(stem);
                 break;
             }
+        }
+        if journalled.is_none() && !new.is_empty() {
+            journalled = landed_stem;
         }
         let fields = Fields {
             job: options.job.clone(),

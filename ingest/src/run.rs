@@ -215,6 +215,7 @@ impl Running<'_> {
                 source: &f.source,
                 stamp: f.stamp,
                 copy: root.join(&f.rel),
+                landed: false,
             })
             .chain(landed(photo))
             .collect();
@@ -244,6 +245,7 @@ fn landed(photo: &PlannedPhoto) -> impl Iterator<Item = InCopy<'_>> {
         source: &l.source,
         stamp: l.stamp,
         copy: l.copy.clone(),
+        landed: true,
     })
 }
 
@@ -388,6 +390,20 @@ pub fn run(
             return run.outcome;
         }
     };
+    // Decisions a DarkRoom from before the held table kept on these card files are held
+    // against them now, so an upgrade carries them as it would have.
+    for photo in &plan.photos {
+        let sources = photo
+            .files
+            .iter()
+            .map(|f| &f.source)
+            .chain(photo.landed.iter().map(|l| &l.source));
+        for source in sources.filter(|s| !sidecars::is_sidecar(s)) {
+            if let Err(e) = run.catalog.adopt_held(source) {
+                run.outcome.failed.push((source.clone(), e.to_string()));
+            }
+        }
+    }
     // The names go into the journal before a byte is copied: whatever stops this run, the
     // next finishes under them.
     let journalled: Vec<(&Path, darkroom_catalog::FileStamp, &Path)> = plan
@@ -443,11 +459,10 @@ pub fn run(
                     .map(|&r| roots[r].join(&file.rel))
                     .collect();
                 if dests.is_empty() {
-                    // Landed in a run that stopped before recording it.
-                    let copied = ingest::copy::hash_of(&file.source).map(|sha256| ingest::Copied {
-                        sha256,
-                        bytes: file.size,
-                    });
+                    // Landed in a run that stopped before recording it: confirmed again now,
+                    // under the lock, not from what the plan saw.
+                    let there: Vec<PathBuf> = roots.iter().map(|r| r.join(&file.rel)).collect();
+                    let copied = ingest::copy::confirm_landed(&file.source, &there);
                     run.progress.bytes_done += file.size;
                     run.batch_done(vec![(p, f, copied)]);
                     continue;

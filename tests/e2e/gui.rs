@@ -980,7 +980,13 @@ fn a_catalog_still_being_made_is_read_as_empty_not_as_a_problem() {
             .iter()
             .any(|n| n.starts_with("another program holds the catalog"))
     };
+    // A limit only against a hang: the catalog thread waits for the lock without one.
+    let deadline = Instant::now() + Duration::from_secs(300);
     while h.state().scanning() || h.state().analysing() || !waiting(&h) {
+        assert!(
+            Instant::now() < deadline,
+            "never waited on the lock, or never finished"
+        );
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -530,6 +530,13 @@ fn another_tools_edit_shows_live_and_a_pick_keeps_it() {
             .expect("the first photo")
     };
     assert_eq!(shown(&h).stars, 5, "the sidecar's rating, read on import");
+    // The watch is set up on a thread of its own: the edit comes once it is in place.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !h.state().watching_sidecars() {
+        assert!(Instant::now() < deadline, "the folder was never watched");
+        std::thread::sleep(Duration::from_millis(5));
+        h.step();
+    }
     let sidecar = folder.join("IMG_0000.jpg.xmp");
     let edited = std::process::Command::new("exiftool")
         .args([
@@ -543,7 +550,6 @@ fn another_tools_edit_shows_live_and_a_pick_keeps_it() {
         .expect("exiftool runs");
     assert!(edited.success());
     // The event, not a guess at how long it takes: the window shows it, however long.
-    let deadline = Instant::now() + Duration::from_secs(120);
     while shown(&h).stars != 2 {
         assert!(
             Instant::now() < deadline,

@@ -401,6 +401,14 @@ impl DarkRoom {
             || (self.all_acknowledged() && self.tasks.catalog.client.unfinished() == 0)
     }
 
+    /// The open folder's sidecars are being watched for another tool's edits.
+    pub fn watching_sidecars(&self) -> bool {
+        self.tasks
+            .sidecar_watch
+            .as_ref()
+            .is_some_and(|w| w.watching())
+    }
+
     pub fn closing(&self) -> Closing {
         self.ui_state.closing
     }

@@ -489,6 +489,34 @@ fn crc_of(file: &mut File, path: &Path) -> Result<u32, IngestError> {
     Ok(crc.finalize())
 }
 
+/// Copies a stopped run named but did not record, confirmed now, under this run's lock:
+/// each of `dests` read back whole and equal to `source` (by SHA-256), then flushed with its
+/// folder — the stopped run may have been killed before either reached the disk. Err names
+/// the copy that is gone or differs; nothing is changed.
+pub fn confirm_landed(source: &Path, dests: &[PathBuf]) -> Result<Copied, IngestError> {
+    let sha256 = hash_of(source)?;
+    let bytes = std::fs::metadata(source)
+        .map_err(io("cannot read the photo", source))?
+        .len();
+    for d in dests {
+        let found = hash_of(d)?;
+        if found != sha256 {
+            return Err(IngestError::Io {
+                what: "the file under the copy's name is not the photo (left as it is)",
+                reason: format!("sha256 {found}, not {sha256}"),
+                path: d.clone(),
+            });
+        }
+        File::open(d)
+            .and_then(|f| f.sync_all())
+            .map_err(io("cannot flush the copy to disk", d))?;
+        if let Some(dir) = d.parent() {
+            sync_dir(dir)?;
+        }
+    }
+    Ok(Copied { sha256, bytes })
+}
+
 /// A file's sha256 (a photo's on the card, or a copy's).
 pub fn hash_of(path: &Path) -> Result<String, IngestError> {
     let mut hash = Sha256::new();

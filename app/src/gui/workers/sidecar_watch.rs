@@ -7,6 +7,8 @@
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
@@ -24,6 +26,14 @@ const LOOK: Duration = Duration::from_millis(500);
 pub struct SidecarWatch {
     pub changed: Task<Result<Vec<PathBuf>, String>>,
     stop: Cancel,
+    /// The folder is being watched (an edit from now on is seen).
+    watching: Arc<AtomicBool>,
+}
+
+impl SidecarWatch {
+    pub fn watching(&self) -> bool {
+        self.watching.load(Ordering::SeqCst)
+    }
 }
 
 impl Drop for SidecarWatch {
@@ -41,6 +51,8 @@ fn is_sidecar(path: &std::path::Path) -> bool {
 pub fn watch_sidecars(root: PathBuf, wake: Waker) -> SidecarWatch {
     let stop = Cancel::default();
     let stopped = stop.clone();
+    let watching = Arc::new(AtomicBool::new(false));
+    let started = Arc::clone(&watching);
     let changed = Task::spawn(
         "the sidecar watch",
         4,
@@ -64,6 +76,7 @@ pub fn watch_sidecars(root: PathBuf, wake: Waker) -> SidecarWatch {
                 )));
                 return;
             }
+            started.store(true, Ordering::SeqCst);
             let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
             while !stopped.is_set() {
                 let wait = if batch.is_empty() { LOOK } else { QUIET };
@@ -93,5 +106,9 @@ pub fn watch_sidecars(root: PathBuf, wake: Waker) -> SidecarWatch {
             }
         },
     );
-    SidecarWatch { changed, stop }
+    SidecarWatch {
+        changed,
+        stop,
+        watching,
+    }
 }
