@@ -103,6 +103,31 @@ impl Catalog {
             .map_err(self.db())
     }
 
+    /// The corrected copy's bytes, by their sha256: what it holds now that it is no longer the
+    /// card's file byte for byte (a check of the working drive compares against this).
+    pub fn record_shifted_copy(&mut self, file: &Path, sha256: &str) -> Result<(), CatalogError> {
+        self.conn
+            .execute(
+                "UPDATE shifted SET sha256 = ?2 WHERE path = ?1",
+                params![path_key(file), sha256],
+            )
+            .map_err(self.db())?;
+        Ok(())
+    }
+
+    /// The corrected copy's sha256, once its correction is written.
+    pub fn shifted_copy(&self, file: &Path) -> Result<Option<String>, CatalogError> {
+        self.conn
+            .query_row(
+                "SELECT sha256 FROM shifted WHERE path = ?1",
+                params![path_key(file)],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .optional()
+            .map(Option::flatten)
+            .map_err(self.db())
+    }
+
     /// The file's own capture time carries no correction after all (writing it failed).
     pub fn forget_shifted(&mut self, file: &Path) -> Result<(), CatalogError> {
         self.conn

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 7;
+const SCHEMA_VERSION: i32 = 8;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -143,7 +143,10 @@ CREATE TABLE IF NOT EXISTS clocks (
 );
 CREATE TABLE IF NOT EXISTS shifted (
     path BLOB PRIMARY KEY,
-    offset_s REAL NOT NULL
+    offset_s REAL NOT NULL,
+    -- Version 8: the copy's sha256 once the correction is in it (its bytes are no longer the
+    -- card's, which `ingested` records); NULL while it is being written.
+    sha256 TEXT
 );
 -- Version 7: decisions made on a card, held against the file they were made on (its path, size
 -- and modification time) until the ingest carries them into the copy of that very file, and
@@ -401,6 +404,11 @@ impl Catalog {
                  UPDATE photos SET pending_fields = 7 WHERE sidecar_pending = 1;",
             )
             .map_err(db)?;
+        }
+        if version < 8 && tx.prepare("SELECT sha256 FROM shifted LIMIT 0").is_err() {
+            // Copies corrected before version 8 have no recorded hash of their new bytes.
+            tx.execute_batch("ALTER TABLE shifted ADD COLUMN sha256 TEXT;")
+                .map_err(db)?;
         }
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)

@@ -73,7 +73,7 @@ pub(crate) fn write_times(
                 }
             }
             match ingest::retime::shift_from(&f.copy, f.source, offset) {
-                Ok(_) => out.times_written += 1,
+                Ok(_) => record_copy(catalog, &f.copy, out),
                 Err(e) => out.times_not_written.push(e.to_string()),
             }
             continue;
@@ -83,12 +83,27 @@ pub(crate) fn write_times(
             continue;
         }
         match ingest::retime::shift_from(&f.copy, f.source, offset) {
-            Ok(_) => out.times_written += 1,
+            Ok(_) => record_copy(catalog, &f.copy, out),
             Err(e) => {
                 // Not written: the copy carries no correction, and the index adds it.
                 let _ = catalog.forget_shifted(&f.copy);
                 out.times_not_written.push(e.to_string());
             }
         }
+    }
+}
+
+/// A corrected copy's new bytes recorded by their hash, the correction counted.
+fn record_copy(catalog: &mut Catalog, copy: &Path, out: &mut Finished) {
+    let recorded = ingest::copy::hash_of(copy)
+        .map_err(|e| e.to_string())
+        .and_then(|sha| {
+            catalog
+                .record_shifted_copy(copy, &sha)
+                .map_err(|e| e.to_string())
+        });
+    match recorded {
+        Ok(()) => out.times_written += 1,
+        Err(e) => out.times_not_written.push(e),
     }
 }

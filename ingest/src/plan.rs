@@ -64,11 +64,9 @@ pub struct PlannedFile {
     /// Which file the source was when planned: a decision held for it is carried only into
     /// the copy of that very file.
     pub stamp: FileStamp,
-    /// Its new path under each drive.
+    /// Its new path under each drive. A drive that holds the card file's bytes under it
+    /// when the run reaches it (a run stopped after it landed) is not written to again.
     pub rel: PathBuf,
-    /// The drives (indices into [`Options::roots`]) still without it: a drive holding the
-    /// same bytes under this name already (a run stopped after it landed) is not written to.
-    pub missing: Vec<usize>,
 }
 
 /// A file of a photo that was ingested before: where its working copy is. A decision held for
@@ -434,26 +432,16 @@ fn name_all(
             continue;
         }
         // The pattern's name, unless a drive holds another file there (the same bytes there
-        // are a copy a stopped run made, and count as landed).
-        let mut missing_per_file = Vec::new();
+        // are a copy a stopped run made: the run confirms them as landed).
         for (m, stamp) in &new {
-            let size = &stamp.size;
             let rel = with_suffix(&wanted, &m.suffix);
-            let mut missing = Vec::new();
-            for (r, root) in roots.iter().enumerate() {
+            let taken_by_another = roots.iter().any(|root| {
                 let there = root.join(&rel);
-                if !there.exists() {
-                    missing.push(r);
-                } else if !holds_same_bytes(&there, &m.path, *size) {
-                    photo.collided = true;
-                    // Not this photo's copy: it is still to write there.
-                    missing.push(r);
-                }
-            }
-            if planned_names.contains(&rel) {
+                there.exists() && !holds_same_bytes(&there, &m.path, stamp.size)
+            });
+            if taken_by_another || planned_names.contains(&rel) {
                 photo.collided = true;
             }
-            missing_per_file.push(missing);
         }
         // A journalled name is kept even where another file took it meanwhile: the copy then
         // fails on that name, saying so, and nothing is overwritten.
@@ -471,9 +459,8 @@ fn name_all(
                 .into_iter()
                 .next()
                 .unwrap_or_default();
-            missing_per_file = vec![(0..roots.len()).collect(); new.len()];
         }
-        for ((m, stamp), missing) in new.into_iter().zip(missing_per_file) {
+        for (m, stamp) in new {
             let rel = with_suffix(&photo.stem, &m.suffix);
             planned_names.insert(rel.clone());
             photo.files.push(PlannedFile {
@@ -481,7 +468,6 @@ fn name_all(
                 size: stamp.size,
                 stamp,
                 rel,
-                missing,
             });
         }
         out.push(photo);

@@ -117,6 +117,8 @@ struct Running<'a> {
     progress: Progress,
     outcome: Outcome,
     started: Instant,
+    /// The card's folder as the run found it: None until the drives are held.
+    card: Option<ingest::Anchor>,
 }
 
 impl Running<'_> {
@@ -170,21 +172,31 @@ impl Running<'_> {
                 self.tell_progress();
             }
             Err(e) => {
-                let stops = matches!(e, IngestError::Cancelled { .. })
-                    || e.is_destination()
-                    || !self.options.source.is_dir();
+                // A file that cannot be read is that photo's failure, unless the card itself
+                // went: then every later one would fail too.
+                let e = self.card_gone().unwrap_or(e);
+                let stops = matches!(
+                    e,
+                    IngestError::Cancelled { .. } | IngestError::CardGone { .. }
+                ) || e.is_destination();
                 if stops {
-                    let why = if self.options.source.is_dir() {
-                        e.to_string()
-                    } else {
-                        format!("the card is gone: {}", self.options.source.display())
-                    };
-                    self.stop(p, why);
+                    self.stop(p, e.to_string());
                 } else {
                     self.fail(p, e.to_string());
                 }
             }
         }
+    }
+
+    /// The card, if it is no longer the folder the run began on (pulled out, or another card
+    /// in its reader).
+    fn card_gone(&self) -> Option<IngestError> {
+        self.card
+            .as_ref()
+            .filter(|card| !card.in_place())
+            .map(|card| IngestError::CardGone {
+                path: card.path().to_path_buf(),
+            })
     }
 
     fn fail(&mut self, p: usize, error: String) {
@@ -276,10 +288,32 @@ fn finish_photo(
 const BATCH_BYTES: u64 = 256 << 20;
 const BATCH_FILES: usize = 64;
 
+/// The first drive held that is no longer the folder it was when the run began.
+fn gone_drive(held: &[ingest::RootLock]) -> Option<IngestError> {
+    held.iter()
+        .find(|lock| !lock.in_place())
+        .map(|lock| IngestError::DriveGone {
+            path: lock.root().to_path_buf(),
+        })
+}
+
 /// Flush, check and name a batch of written files, each folder flushed once; each file's
-/// result, in order.
-fn finish_batch(batch: Vec<(usize, usize, ingest::Written)>) -> Vec<FileResult> {
+/// result, in order. A drive that left meanwhile fails the batch: a copy is named and counted
+/// only while every drive is the one the run began on (unmounted, its path would name the
+/// bare mount point on another disk).
+fn finish_batch(
+    batch: Vec<(usize, usize, ingest::Written)>,
+    held: &[ingest::RootLock],
+) -> Vec<FileResult> {
     let mut results = Vec::with_capacity(batch.len());
+    if let Some(gone) = gone_drive(held) {
+        // Dropped, each Written removes its temporaries where the path still reaches them;
+        // the next run, holding the drive again, sweeps the rest.
+        for (p, f, _) in batch {
+            results.push((p, f, Err(gone.clone())));
+        }
+        return results;
+    }
     let mut report = |p, f, result| results.push((p, f, result));
     let mut flushed = Vec::with_capacity(batch.len());
     for (p, f, w) in batch {
@@ -303,7 +337,10 @@ fn finish_batch(batch: Vec<(usize, usize, ingest::Written)>) -> Vec<FileResult> 
             Err(e) => report(p, f, Err(e)),
         }
     }
-    let synced = dirs.iter().try_for_each(|d| ingest::copy::sync_dir(d));
+    let synced = dirs
+        .iter()
+        .try_for_each(|d| ingest::copy::sync_dir(d))
+        .and_then(|()| gone_drive(held).map_or(Ok(()), Err));
     for (p, f, copied) in named {
         report(p, f, synced.clone().map(|()| copied));
     }
@@ -380,9 +417,10 @@ pub fn run(
             ..Outcome::default()
         },
         started: Instant::now(),
+        card: None,
     };
     let roots = options.roots();
-    let _held = match hold_roots(plan, options) {
+    let held = match hold_roots(plan, options) {
         Ok(locks) => locks,
         Err(why) => {
             run.outcome.stopped = Some(why);
@@ -390,6 +428,18 @@ pub fn run(
             return run.outcome;
         }
     };
+    match ingest::Anchor::of(&options.source) {
+        Ok(card) => run.card = Some(card),
+        Err(_) => {
+            let gone = IngestError::CardGone {
+                path: options.source.clone(),
+            };
+            run.outcome.stopped = Some(gone.to_string());
+            run.outcome.elapsed = run.started.elapsed();
+            return run.outcome;
+        }
+    }
+    let held = &held;
     // Decisions a DarkRoom from before the held table kept on these card files are held
     // against them now, so an upgrade carries them as it would have.
     for photo in &plan.photos {
@@ -432,7 +482,7 @@ pub fn run(
         let (finished_tx, finished) = std::sync::mpsc::channel();
         s.spawn(move || {
             for batch in jobs {
-                let _ = finished_tx.send(finish_batch(batch));
+                let _ = finished_tx.send(finish_batch(batch, held));
             }
         });
         let mut batch: Batch = Vec::new();
@@ -452,20 +502,28 @@ pub fn run(
                 if run.states[p].failed {
                     break;
                 }
+                // Nothing is written past a drive that left or a card that was pulled: the
+                // next run, with both back, finishes from the journal.
+                if let Some(gone) = gone_drive(held).or_else(|| run.card_gone()) {
+                    run.stop(p, gone.to_string());
+                    break 'photos;
+                }
                 run.tell_progress();
-                let dests: Vec<PathBuf> = file
-                    .missing
+                // What each drive has under the name now, under the lock, not what the plan
+                // saw: a file there is this one's copy — landed by a run that stopped before
+                // recording it, or by one that held the drives between this plan and this run
+                // — when it reads back as the card's file, and is left alone when not.
+                let (there, dests): (Vec<PathBuf>, Vec<PathBuf>) = roots
                     .iter()
-                    .map(|&r| roots[r].join(&file.rel))
-                    .collect();
-                if dests.is_empty() {
-                    // Landed in a run that stopped before recording it: confirmed again now,
-                    // under the lock, not from what the plan saw.
-                    let there: Vec<PathBuf> = roots.iter().map(|r| r.join(&file.rel)).collect();
-                    let copied = ingest::copy::confirm_landed(&file.source, &there);
-                    run.progress.bytes_done += file.size;
-                    run.batch_done(vec![(p, f, copied)]);
-                    continue;
+                    .map(|r| r.join(&file.rel))
+                    .partition(|d| d.symlink_metadata().is_ok());
+                if !there.is_empty() {
+                    let confirmed = ingest::copy::confirm_landed(&file.source, &there);
+                    if dests.is_empty() || confirmed.is_err() {
+                        run.progress.bytes_done += file.size;
+                        run.batch_done(vec![(p, f, confirmed)]);
+                        continue;
+                    }
                 }
                 let before = run.progress.bytes_done;
                 let written = {
@@ -487,7 +545,7 @@ pub fn run(
                             batch_bytes = 0;
                             if let Err(back) = to_finish.send(std::mem::take(&mut batch)) {
                                 // The finisher is gone (it panicked): finish here.
-                                run.batch_done(finish_batch(back.0));
+                                run.batch_done(finish_batch(back.0, held));
                             }
                         }
                     }
@@ -501,7 +559,7 @@ pub fn run(
         if !batch.is_empty()
             && let Err(back) = to_finish.send(std::mem::take(&mut batch))
         {
-            run.batch_done(finish_batch(back.0));
+            run.batch_done(finish_batch(back.0, held));
         }
         drop(to_finish);
         for results in finished {

@@ -80,3 +80,73 @@ fn a_decision_a_stopped_run_did_not_carry_is_carried_by_the_next_once() {
     assert_eq!(outcome.decisions_carried, 0);
     assert_eq!(catalog.decision(&copied).expect("row"), Some(pick));
 }
+
+/// Two runs of one card into one drive, the second planned before the first held the drive
+/// (two card readers, or the window and the command line, started together): the second runs
+/// once the first is done, finds each copy the first made under the name it planned, confirms
+/// it by its bytes and counts it landed — no false "a file is already there", no `-2`, each
+/// file once.
+#[test]
+fn a_run_planned_before_another_brought_the_card_in_finds_its_copies() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let folder = t.path().join("card/DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for k in 1..=3 {
+        std::fs::write(
+            folder.join(format!("IMG_{k:04}.JPG")),
+            format!("\u{FF}\u{D8} frame {k} \u{FF}\u{D9}"),
+        )
+        .expect("shot");
+    }
+    let work = t.path().join("work");
+    let opts = options(&t.path().join("card"), &work);
+    let cancel = AtomicBool::new(false);
+    let mut first =
+        Catalog::open(&t.path().join("catalog.sqlite"), SidecarNaming::default()).expect("open");
+    let mut second =
+        Catalog::open(&t.path().join("catalog.sqlite"), SidecarNaming::default()).expect("open");
+    let early = plan(&opts, &first, &cancel).expect("plan");
+    let late = plan(&opts, &second, &cancel).expect("plan");
+    assert_eq!(late.new_photos(), 3, "planned before anything landed");
+    let done = run(&early, &opts, &mut first, &cancel, &mut |_| {});
+    assert_eq!(done.failed, Vec::new());
+    assert_eq!(done.copied_photos, 3);
+
+    let outcome = run(&late, &opts, &mut second, &cancel, &mut |_| {});
+    assert_eq!(outcome.failed, Vec::new(), "{outcome:?}");
+    assert_eq!(outcome.stopped, None);
+    let mut names: Vec<String> = std::fs::read_dir(&work)
+        .expect("work")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["gig_001.JPG", "gig_002.JPG", "gig_003.JPG"]);
+    for k in 1..=3 {
+        assert_eq!(
+            std::fs::read(work.join(format!("gig_{k:03}.JPG"))).expect("copy"),
+            std::fs::read(folder.join(format!("IMG_{k:04}.JPG"))).expect("card")
+        );
+    }
+    // A file of another's under a planned name is left as it is, and said.
+    std::fs::write(
+        folder.join("IMG_0004.JPG"),
+        "\u{FF}\u{D8} frame 4 \u{FF}\u{D9}",
+    )
+    .expect("4");
+    let stale = plan(&opts, &second, &cancel).expect("plan");
+    assert_eq!(stale.new_photos(), 1);
+    std::fs::write(work.join("gig_004.JPG"), "another program's").expect("theirs");
+    let outcome = run(&stale, &opts, &mut second, &cancel, &mut |_| {});
+    assert_eq!(outcome.failed.len(), 1, "{outcome:?}");
+    assert!(
+        outcome.failed[0]
+            .1
+            .contains("is not the photo (left as it is)"),
+        "{outcome:?}"
+    );
+    assert_eq!(
+        std::fs::read(work.join("gig_004.JPG")).expect("theirs"),
+        b"another program's"
+    );
+}

@@ -30,6 +30,17 @@ fn decide(data: &Path, args: &[&str], photos: &[&Path]) -> std::process::Output 
         .expect("darkroom runs")
 }
 
+/// `decide`, which must succeed: its JSON report.
+fn decided(data: &Path, args: &[&str], photos: &[&Path]) -> Value {
+    let out = decide(data, args, photos);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("json")
+}
+
 #[test]
 fn exiftool_reads_our_rating_and_label() {
     let data = tempfile::tempdir().expect("tempdir");
@@ -79,13 +90,7 @@ fn a_sidecar_exiftool_wrote_keeps_its_tags_and_lends_its_rating() {
     let before = exiftool(&["-XMP:all"], &sidecar);
 
     // Import reads the 4 stars and the blue label; the pick is added to them.
-    let out = decide(data.path(), &["--pick"], &[&p[0]]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let report = decided(data.path(), &["--pick"], &[&p[0]]);
     assert_eq!(report["decision"]["stars"], 4, "{report:#}");
     assert_eq!(report["decision"]["flag"], "pick");
 
@@ -595,13 +600,7 @@ fn a_pick_after_another_tools_edit_keeps_that_edit() {
         "{}",
         String::from_utf8_lossy(&edited.stderr)
     );
-    let out = decide(data.path(), &["--pick"], &[&p[0]]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let report = decided(data.path(), &["--pick"], &[&p[0]]);
     assert_eq!(report["decision"]["stars"], 4, "{report}");
     let tags = exiftool(&["-XMP:Rating", "-XMP:Label"], &sidecar);
     assert_eq!(tags["Rating"], 4, "their stars kept: {tags:#}");

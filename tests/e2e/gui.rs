@@ -129,6 +129,17 @@ pub(crate) fn no_dialog() -> PickFolder {
     Arc::new(|_| panic!("no folder dialog in this test"))
 }
 
+/// The window asked to close, as its close button or the window manager asks (the next frame
+/// sees it).
+pub(crate) fn ask_to_close(h: &mut Harness<'static, DarkRoom>) {
+    h.input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+}
+
 pub(crate) fn harness(
     dir: &Path,
     folder: Option<PathBuf>,

@@ -9,8 +9,10 @@ use std::sync::Arc;
 use crate::gui::{harness_with, ort_cpu, settle};
 use crate::snapshots::Snap;
 use crate::support::camera_card;
+use darkroom_app::gui::DarkRoom;
 use darkroom_app::gui::workers::{INGEST_BACKUP, INGEST_CARD, INGEST_TO};
 use darkroom_ingest::Progress;
+use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 
 fn files(dir: &Path) -> Vec<String> {
@@ -278,7 +280,7 @@ fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
     }
     let mut h = crate::gui::harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
-    let bursts = |h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>| {
+    let bursts = |h: &Harness<'static, DarkRoom>| {
         let mut ids: Vec<usize> = h
             .state()
             .cull
@@ -341,19 +343,27 @@ fn big_card(dir: &Path, n: usize) -> PathBuf {
     let folder = card.join("DCIM/100TEST");
     std::fs::create_dir_all(&folder).expect("mkdir");
     let jpeg = std::fs::read(crate::support::photo("rocket.jpg")).expect("photo");
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut noise = crate::support::Noise::new(0x2545_F491_4F6C_DD1D);
     for k in 1..=n {
         let mut bytes = jpeg.clone();
         bytes.resize(jpeg.len() + (4 << 20), 0);
-        for chunk in bytes[jpeg.len()..].chunks_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
-        }
+        noise.fill(&mut bytes[jpeg.len()..]);
         std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), bytes).expect("write");
     }
     card
+}
+
+/// A window with the ingest of `card` into `work` (named as on the card) started.
+fn copying_in_window(dir: &Path, card: &Path, work: &Path) -> Harness<'static, DarkRoom> {
+    let mut h = harness_with(dir, None, ort_cpu(), Arc::new(|_| None));
+    settle(&mut h);
+    h.state_mut().windows.ingest.card = Some(card.to_path_buf());
+    h.state_mut().windows.ingest.to = Some(work.to_path_buf());
+    h.state_mut().windows.ingest.pattern = "{name}".into();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
+    h.run_steps(2);
+    h.get_by_label("Copy and verify").click();
+    h
 }
 
 #[test]
@@ -361,14 +371,7 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let card = big_card(dir.path(), 80);
     let work = dir.path().join("work");
-    let mut h = harness_with(dir.path(), None, ort_cpu(), Arc::new(|_| None));
-    settle(&mut h);
-    h.state_mut().windows.ingest.card = Some(card.clone());
-    h.state_mut().windows.ingest.to = Some(work.clone());
-    h.state_mut().windows.ingest.pattern = "{name}".into();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
-    h.run_steps(2);
-    h.get_by_label("Copy and verify").click();
+    let mut h = copying_in_window(dir.path(), &card, &work);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while h.state().cull.entries().len() < 2 {
         assert!(std::time::Instant::now() < deadline, "nothing landed");
@@ -420,6 +423,93 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
     h.get_by_label_contains("Ingest: 80 photos copied (80 files");
 }
 
+/// Whether the last frame asked the window to do `c`.
+fn commanded(h: &Harness<'static, DarkRoom>, c: egui::ViewportCommand) -> bool {
+    h.output()
+        .viewport_output
+        .get(&egui::ViewportId::ROOT)
+        .is_some_and(|v| v.commands.contains(&c))
+}
+
+/// A card of 30 photos whose 10th has a RAW (4 KB, read by the plan) and a JPEG that is a
+/// FIFO: the copy, reaching it, waits until the test writes to it — a card that stopped
+/// answering, or one that answers only when the test says so.
+fn card_with_a_gate(dir: &Path, n: usize, at: usize) -> (PathBuf, PathBuf) {
+    let card = big_card(dir, n);
+    let folder = card.join("DCIM/100TEST");
+    let gate = folder.join(format!("IMG_{at:04}.JPG"));
+    std::fs::remove_file(&gate).expect("rm");
+    std::fs::write(folder.join(format!("IMG_{at:04}.CR3")), vec![7u8; 4096]).expect("the RAW");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&gate)
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    (card, gate)
+}
+
+/// The FIFO `gate` opened to write, once a reader has it open (O_NONBLOCK: the open fails at
+/// once while nobody reads it); None while nobody does.
+fn gate_opened(gate: &Path) -> Option<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    const O_NONBLOCK: i32 = 0o4000;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(O_NONBLOCK)
+        .open(gate)
+        .ok()
+}
+
+/// The card stops answering mid-copy (the copy waits on a photo that never comes): "Stop and
+/// close" cannot stop at a file's end, so the window offers "Close now", which closes it
+/// without waiting for the copy; what landed stays.
+#[test]
+fn a_card_that_stops_answering_does_not_keep_the_window_open() {
+    use darkroom_app::gui::state::Closing;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (card, gate) = card_with_a_gate(dir.path(), 30, 10);
+    let work = dir.path().join("work");
+    let mut h = copying_in_window(dir.path(), &card, &work);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    // The copy reaches the photo and waits on it (the window keeps taking its reports).
+    let stuck = loop {
+        if let Some(w) = gate_opened(&gate) {
+            break w;
+        }
+        assert!(std::time::Instant::now() < deadline, "never reached");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        h.step();
+    };
+    crate::gui::ask_to_close(&mut h);
+    h.step();
+    assert_eq!(h.state().closing(), Closing::AskStopIngest);
+    h.step();
+    h.get_by_label("Stop and close").click();
+    h.step();
+    assert_eq!(h.state().closing(), Closing::StoppingIngest);
+    // The dialog takes its new size and place (it is centred on what it holds).
+    h.run_steps(3);
+    h.get_by_label_contains("stopped answering");
+    h.get_by_label("Close now").click();
+    h.step();
+    while !commanded(&h, egui::ViewportCommand::Close) {
+        assert!(std::time::Instant::now() < deadline, "never closed");
+        h.step();
+    }
+    assert!(
+        h.state().windows.ingest.copying(),
+        "closed while the copy was still stuck on the card"
+    );
+    let landed = files(&work);
+    assert!(
+        landed.len() >= 9 && !landed.contains(&"IMG_0010.JPG".to_owned()),
+        "what landed stays: {landed:?}"
+    );
+    // The card answers at last (its end: the photo reads short, and the copy ends).
+    drop(stuck);
+    drop(h);
+}
+
 /// Closing the window while the card is copied asks first; "Keep copying" keeps it going,
 /// "Stop and close" stops at a file's end and closes; the next ingest finishes the rest, each
 /// file once. The copy cannot get past a known photo (the JPEG of a RAW+JPEG pair is a FIFO
@@ -427,48 +517,20 @@ fn a_pick_made_while_the_rest_is_copied_is_kept() {
 /// every step happens while it is still copying, on any machine.
 #[test]
 fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
-    use darkroom_app::gui::DarkRoom;
     use darkroom_app::gui::state::Closing;
-    use egui_kittest::Harness;
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = big_card(dir.path(), 40);
+    let (card, gate) = card_with_a_gate(dir.path(), 40, 20);
     let folder = card.join("DCIM/100TEST");
-    let gate = folder.join("IMG_0020.JPG");
-    std::fs::remove_file(&gate).expect("rm");
-    std::fs::write(folder.join("IMG_0020.CR3"), vec![7u8; 4096]).expect("the RAW");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&gate)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
     let work = dir.path().join("work");
-    let mut h = harness_with(dir.path(), None, ort_cpu(), Arc::new(|_| None));
-    settle(&mut h);
-    h.state_mut().windows.ingest.card = Some(card.clone());
-    h.state_mut().windows.ingest.to = Some(work.clone());
-    h.state_mut().windows.ingest.pattern = "{name}".into();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::G);
-    h.run_steps(2);
-    h.get_by_label("Copy and verify").click();
+    let mut h = copying_in_window(dir.path(), &card, &work);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
     while h.state().cull.entries().is_empty() {
         assert!(std::time::Instant::now() < deadline, "nothing landed");
         h.step();
     }
     let close = |h: &mut Harness<'static, DarkRoom>| {
-        h.input_mut()
-            .viewports
-            .entry(egui::ViewportId::ROOT)
-            .or_default()
-            .events
-            .push(egui::ViewportEvent::Close);
+        crate::gui::ask_to_close(h);
         h.step();
-    };
-    let commanded = |h: &Harness<'static, DarkRoom>, c: egui::ViewportCommand| {
-        h.output()
-            .viewport_output
-            .get(&egui::ViewportId::ROOT)
-            .is_some_and(|v| v.commands.contains(&c))
     };
     close(&mut h);
     assert_eq!(h.state().closing(), Closing::AskStopIngest);
@@ -499,15 +561,8 @@ fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     let feeder = {
         let (gate, closed) = (gate.clone(), std::sync::Arc::clone(&closed));
         std::thread::spawn(move || {
-            use std::os::unix::fs::OpenOptionsExt;
-            // O_NONBLOCK: opening a FIFO to write fails at once while nobody reads it.
-            const O_NONBLOCK: i32 = 0o4000;
             while !closed.load(std::sync::atomic::Ordering::SeqCst) {
-                if let Ok(mut w) = std::fs::OpenOptions::new()
-                    .write(true)
-                    .custom_flags(O_NONBLOCK)
-                    .open(&gate)
-                {
+                if let Some(mut w) = gate_opened(&gate) {
                     let _ = std::io::Write::write_all(&mut w, b"\xFF\xD8 late \xFF\xD9");
                     return;
                 }

@@ -189,14 +189,7 @@ fn closing_while_decisions_save_keeps_the_window_until_they_are_durable() {
     let (folder, photos) = shoot_with_sidecars(dir.path(), 200);
     let mut h = harness(dir.path(), Some(folder), ort_cpu());
     settle(&mut h);
-    let close = |h: &mut Harness<'static, DarkRoom>| {
-        h.input_mut()
-            .viewports
-            .entry(egui::ViewportId::ROOT)
-            .or_default()
-            .events
-            .push(egui::ViewportEvent::Close);
-    };
+    let close = crate::gui::ask_to_close;
     let commands = |h: &Harness<'static, DarkRoom>| {
         h.output()
             .viewport_output

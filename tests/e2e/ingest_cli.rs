@@ -232,6 +232,270 @@ fn a_full_drive_stops_the_ingest_cleanly_and_the_next_run_completes() {
     assert_eq!(drive[Path::new("Canon EOS R6/wedding_003.CR3")], cr3);
 }
 
+/// `darkroom ingest "$CARD" --to "$WORK" --backup "$BACKUP"…` in a mount-namespace script (no
+/// backup where `backup` is false): its JSON to `$OUT/NAME.json`, what it says to
+/// `$OUT/NAME.err`, its exit status to `$OUT/NAME.rc`; `&` runs it in the background.
+fn ingest_line(name: &str, backup: bool, background: bool) -> String {
+    format!(
+        r#"("$DR" ingest "$CARD" --to "$WORK" {} --pattern '{{job}}_{{seq:3}}' --job shoot --json --catalog "$CATALOG" > "$OUT/{name}.json" 2> "$OUT/{name}.err"; echo $? > "$OUT/{name}.rc") {}"#,
+        if backup { r#"--backup "$BACKUP""# } else { "" },
+        if background { "& pid=$!" } else { "" }
+    )
+}
+
+/// What a mount-namespace script left in `out`: a file's text, and a run's JSON.
+struct Left<'a>(&'a Path);
+
+impl Left<'_> {
+    fn text(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name)).expect(name)
+    }
+
+    /// Run `name`'s exit status, its JSON and what it said.
+    fn run(&self, name: &str) -> (i32, serde_json::Value, String) {
+        let rc = self.text(&format!("{name}.rc")).trim().parse().expect("rc");
+        let err = self.text(&format!("{name}.err"));
+        let json = serde_json::from_str(&self.text(&format!("{name}.json")))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {err}"));
+        (rc, json, err)
+    }
+}
+
+/// Every card file of photos `1..=n` (`IMG_NNNN.ext` → `shoot_NNN.ext`) is in `drive` byte
+/// for byte, and nothing else is.
+fn holds_the_card(drive: &Path, folder: &Path, n: usize, exts: &[&str]) {
+    let d = tree(drive);
+    let mut want: Vec<String> = Vec::new();
+    for k in 1..=n {
+        for ext in exts {
+            let name = format!("shoot_{k:03}.{ext}");
+            let card = std::fs::read(folder.join(format!("IMG_{k:04}.{ext}"))).expect("card");
+            assert_eq!(
+                d.get(Path::new(&name)),
+                Some(&card),
+                "{name} whole in {drive:?}"
+            );
+            want.push(name);
+        }
+    }
+    want.sort();
+    let names: Vec<String> = d.keys().map(|p| p.display().to_string()).collect();
+    assert_eq!(
+        names, want,
+        "each file once, nothing else left in {drive:?}"
+    );
+}
+
+/// A backup of 384 KiB (a tmpfs) takes the first pair's RAW and fills up on its JPEG: the run
+/// stops with the backup's error naming that JPEG, the RAW verified on both drives and nothing
+/// half-written on either; made larger, the next run puts the JPEG beside its RAW under the
+/// same stem and brings in the rest, each file once on each drive.
+#[test]
+fn a_backup_filling_up_on_the_jpeg_of_a_pair_stops_and_the_next_run_keeps_the_pair_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = noise_card(dir.path(), 0x5DEE_CE66_D1A4_F87B, 3, 256 << 10, 256 << 10);
+    let folder = card.join("DCIM/100CANON");
+    let (work, backup, out) = (
+        dir.path().join("work"),
+        dir.path().join("backup"),
+        dir.path().join("out"),
+    );
+    for d in [&backup, &out.join("backup")] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let script = format!(
+        r#"set -u
+        mount -t tmpfs -o size=384k tmpfs "$BACKUP" || exit 1
+        {first}
+        (cd "$BACKUP" && find . | sort) > "$OUT/backup-after-first.txt"
+        (cd "$WORK" && find . | sort) > "$OUT/work-after-first.txt"
+        mount -o remount,size=64m "$BACKUP"
+        {second}
+        cp -a "$BACKUP/." "$OUT/backup/"
+        "#,
+        first = ingest_line("first", true, false),
+        second = ingest_line("second", true, false),
+    );
+    with_own_mounts(
+        &dir.path().join("data"),
+        &script,
+        &[
+            ("CARD", &card),
+            ("WORK", &work),
+            ("BACKUP", &backup),
+            ("OUT", &out),
+            ("CATALOG", &dir.path().join("catalog.sqlite")),
+        ],
+    );
+    let left = Left(&out);
+    let (rc, first, err) = left.run("first");
+    assert_eq!(rc, 1, "{err}");
+    assert_eq!(first["copied_photos"], 0, "{first}");
+    assert_eq!(first["copied_files"], 1, "the first RAW: {first}");
+    let stopped = first["stopped"].as_str().expect("it says why it stopped");
+    assert!(
+        stopped.starts_with("cannot write into the destination: No space left on device")
+            && stopped.contains(&backup.display().to_string())
+            && stopped.contains("shoot_001.JPG"),
+        "{stopped}"
+    );
+    for drive in ["backup", "work"] {
+        assert_eq!(
+            left.text(&format!("{drive}-after-first.txt"))
+                .lines()
+                .collect::<Vec<_>>(),
+            [".", "./shoot_001.CR3"],
+            "on the {drive}: the RAW, nothing half-written, no temporary, no lock"
+        );
+    }
+
+    let (rc, second, err) = left.run("second");
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(
+        second["resumed"], 3,
+        "the first run named them all: {second}"
+    );
+    assert_eq!(second["copied_files"], 5, "{second}");
+    assert_eq!(second["failed"], 0, "{second}");
+    holds_the_card(&work, &folder, 3, &["CR3", "JPG"]);
+    holds_the_card(&out.join("backup"), &folder, 3, &["CR3", "JPG"]);
+}
+
+/// The working drive unmounted while the card is copied (`umount -l`, as a desktop does when a
+/// drive with open files is ejected or pulled): the run stops saying the drive is gone, and
+/// writes nothing onto the bare mount point the path names now (a copy there would be
+/// "verified" on the system disk, hidden once the drive is back). With the drive mounted
+/// again the next run finishes every photo, each once.
+#[test]
+fn a_drive_unmounted_mid_run_stops_it_and_nothing_lands_on_the_bare_mount_point() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = noise_card(dir.path(), 0x7F4A_7C15_9E37_79B9, 40, 4 << 20, 0);
+    let folder = card.join("DCIM/100CANON");
+    let (work, disk, out) = (
+        dir.path().join("work"),
+        dir.path().join("disk"),
+        dir.path().join("out"),
+    );
+    for d in [&work, &disk, &out] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let script = format!(
+        r#"set -u
+        mount --bind "$DISK" "$WORK" || exit 1
+        {first}
+        until ls "$WORK" | grep -q . || ! kill -0 $pid 2> /dev/null; do sleep 0.002; done
+        umount -l "$WORK" || exit 1
+        wait $pid
+        (cd "$WORK" && find . | sort) > "$OUT/bare.txt"
+        mount --bind "$DISK" "$WORK" || exit 1
+        {second}
+        umount "$WORK" || exit 1
+        (cd "$WORK" && find . | sort) >> "$OUT/bare.txt"
+        "#,
+        first = ingest_line("first", false, true),
+        second = ingest_line("second", false, false),
+    );
+    with_own_mounts(
+        &dir.path().join("data"),
+        &script,
+        &[
+            ("CARD", &card),
+            ("WORK", &work),
+            ("DISK", &disk),
+            ("OUT", &out),
+            ("CATALOG", &dir.path().join("catalog.sqlite")),
+        ],
+    );
+    let left = Left(&out);
+    let (rc, first, err) = left.run("first");
+    assert_eq!(rc, 1, "stopped, not finished: {err}");
+    let stopped = first["stopped"].as_str().expect("it says why it stopped");
+    assert_eq!(
+        stopped,
+        format!(
+            "the drive is no longer there (unmounted, unplugged, or another in its place): {}",
+            work.display()
+        )
+    );
+    let copied = first["copied_photos"].as_u64().expect("a count");
+    assert!((1..40).contains(&copied), "stopped mid-run: {first}");
+    assert!(err.contains("run it again to continue"), "{err}");
+    assert_eq!(
+        left.text("bare.txt").lines().collect::<Vec<_>>(),
+        [".", "."],
+        "nothing written onto the bare mount point, during the run or after"
+    );
+
+    let (rc, second, err) = left.run("second");
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(second["failed"], 0, "{second}");
+    holds_the_card(&disk, &folder, 40, &["CR3"]);
+}
+
+/// The card pulled out while it is copied (its mount gone, `umount -l`, the path an empty
+/// folder now): the run stops at once saying the card is gone, rather than failing each photo
+/// left; put back, the next run finishes every photo, each once.
+#[test]
+fn a_card_pulled_out_mid_run_stops_it_and_the_next_run_finishes_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let card = noise_card(dir.path(), 0x4F6C_DD1D_2545_F491, 40, 4 << 20, 0);
+    let folder = card.join("DCIM/100CANON");
+    let (reader, work, out) = (
+        dir.path().join("reader"),
+        dir.path().join("work"),
+        dir.path().join("out"),
+    );
+    for d in [&reader, &work, &out] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let script = format!(
+        r#"set -u
+        mount --bind "$INSERTED" "$CARD" || exit 1
+        {first}
+        until ls "$WORK" | grep -q . || ! kill -0 $pid 2> /dev/null; do sleep 0.002; done
+        umount -l "$CARD" || exit 1
+        wait $pid
+        mount --bind "$INSERTED" "$CARD" || exit 1
+        {second}
+        "#,
+        first = ingest_line("first", false, true),
+        second = ingest_line("second", false, false),
+    );
+    with_own_mounts(
+        &dir.path().join("data"),
+        &script,
+        &[
+            ("CARD", &reader),
+            ("INSERTED", &card),
+            ("WORK", &work),
+            ("OUT", &out),
+            ("CATALOG", &dir.path().join("catalog.sqlite")),
+        ],
+    );
+    let left = Left(&out);
+    let (rc, first, err) = left.run("first");
+    assert_eq!(rc, 1, "stopped, not finished: {err}");
+    assert_eq!(
+        first["stopped"],
+        format!(
+            "the card is gone (pulled out or unmounted): {}",
+            reader.display()
+        ),
+        "{first}"
+    );
+    let copied = first["copied_photos"].as_u64().expect("a count");
+    assert!((1..40).contains(&copied), "stopped mid-run: {first}");
+    assert!(
+        first["failed"].as_u64().expect("a count") <= 1,
+        "one stop, not a failure a photo: {first}"
+    );
+
+    let (rc, second, err) = left.run("second");
+    assert_eq!(rc, 0, "{err}");
+    assert_eq!(second["failed"], 0, "{second}");
+    holds_the_card(&work, &folder, 40, &["CR3"]);
+}
+
 /// A copy that landed under its final name before the run was killed (recorded nowhere) is
 /// recognised as landed by its bytes, not copied again under another name.
 #[test]
@@ -529,6 +793,15 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
         source["DateTimeOriginal"], "2026:06:13 12:57:00",
         "the card untouched"
     );
+    // The corrected copy's new bytes are recorded by their hash.
+    let c = darkroom_catalog::Catalog::open(&catalog, darkroom_catalog::SidecarNaming::default())
+        .expect("catalog");
+    assert_eq!(
+        c.shifted_copy(&copy).expect("query"),
+        Some(darkroom_library::ingest::copy::hash_of(&copy).expect("hash")),
+        "the corrected copy's hash"
+    );
+    drop(c);
     // Indexed, the corrected copy is not corrected again: the four copies are one burst.
     index(&work);
     let report = json(&run_ok(
@@ -554,41 +827,11 @@ fn two_bodies_an_hour_apart_are_one_burst_once_the_clock_is_set_from_a_pair() {
 fn an_ingest_killed_mid_copy_is_finished_by_the_next_one() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = dir.path().join("card");
-    let folder = card.join("DCIM/100CANON");
-    std::fs::create_dir_all(&folder).expect("mkdir");
     // Enough bytes that the copy is still going when it is killed: 60 RAW-sized files.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    for k in 1..=60 {
-        let mut bytes = vec![0u8; 4 << 20];
-        for chunk in bytes.chunks_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk.copy_from_slice(&state.to_le_bytes());
-        }
-        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), bytes).expect("write");
-    }
+    let card = noise_card(dir.path(), 0x9E37_79B9_7F4A_7C15, 60, 4 << 20, 0);
+    let folder = card.join("DCIM/100CANON");
     let (work, backup) = (dir.path().join("work"), dir.path().join("backup"));
-    let ingest = || {
-        let mut cmd = darkroom(&dir.path().join("data"));
-        cmd.arg("ingest")
-            .arg(&card)
-            .arg("--to")
-            .arg(&work)
-            .arg("--backup")
-            .arg(&backup)
-            .args([
-                "--pattern",
-                "{job}_{seq:3}",
-                "--job",
-                "gig",
-                "--json",
-                "--catalog",
-            ])
-            .arg(dir.path().join("catalog.sqlite"));
-        cmd
-    };
+    let ingest = || ingest_cmd(dir.path(), &card, &work, &[&backup]);
     let mut first = ingest()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -618,7 +861,10 @@ fn an_ingest_killed_mid_copy_is_finished_by_the_next_one() {
     assert!(landed_names() < 60, "killed before the end");
     for (name, bytes) in &landed {
         let n = name.to_string_lossy();
-        if let Some(seq) = n.strip_prefix("gig_").and_then(|s| s.strip_suffix(".CR3")) {
+        if let Some(seq) = n
+            .strip_prefix("shoot_")
+            .and_then(|s| s.strip_suffix(".CR3"))
+        {
             let k: usize = seq.parse().expect("a number");
             assert_eq!(
                 bytes,
@@ -631,13 +877,13 @@ fn an_ingest_killed_mid_copy_is_finished_by_the_next_one() {
     let second = json(&run_ok(&mut ingest()));
     assert_eq!(second["failed"], 0, "{second}");
     let (w, b) = (tree(&work), tree(&backup));
-    let want: Vec<String> = (1..=60).map(|k| format!("gig_{k:03}.CR3")).collect();
+    let want: Vec<String> = (1..=60).map(|k| format!("shoot_{k:03}.CR3")).collect();
     let names: Vec<String> = w.keys().map(|p| p.display().to_string()).collect();
     assert_eq!(names, want, "every photo once, no temporary left");
     assert_eq!(w, b, "the backup too");
     for k in 1..=60 {
         assert_eq!(
-            w[Path::new(&format!("gig_{k:03}.CR3"))],
+            w[Path::new(&format!("shoot_{k:03}.CR3"))],
             std::fs::read(folder.join(format!("IMG_{k:04}.CR3"))).expect("card")
         );
     }
@@ -851,47 +1097,16 @@ fn a_card_shot_again_never_takes_the_decision_held_for_the_first() {
 fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = dir.path().join("card");
-    let folder = card.join("DCIM/100CANON");
-    std::fs::create_dir_all(&folder).expect("mkdir");
     // 30 RAW+JPEG pairs, the RAWs big enough that the run is still going when it is killed.
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    for k in 1..=30 {
-        let mut bytes = vec![0u8; 4 << 20];
-        for chunk in bytes.chunks_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk.copy_from_slice(&state.to_le_bytes());
-        }
-        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), &bytes).expect("raw");
-        std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), &bytes[..4096]).expect("jpeg");
-    }
+    let card = noise_card(dir.path(), 0x2545_F491_4F6C_DD1D, 30, 4 << 20, 4096);
+    let folder = card.join("DCIM/100CANON");
     // Another program's files hold every JPEG name the pattern gives: every pair is `-2`.
     let (work, backup) = (dir.path().join("work"), dir.path().join("backup"));
     std::fs::create_dir_all(&work).expect("mkdir");
     for k in 1..=30 {
-        std::fs::write(work.join(format!("gig_{k:03}.JPG")), b"not ours").expect("theirs");
+        std::fs::write(work.join(format!("shoot_{k:03}.JPG")), b"not ours").expect("theirs");
     }
-    let ingest = || {
-        let mut cmd = darkroom(&dir.path().join("data"));
-        cmd.arg("ingest")
-            .arg(&card)
-            .arg("--to")
-            .arg(&work)
-            .arg("--backup")
-            .arg(&backup)
-            .args([
-                "--pattern",
-                "{job}_{seq:3}",
-                "--job",
-                "gig",
-                "--json",
-                "--catalog",
-            ])
-            .arg(dir.path().join("catalog.sqlite"));
-        cmd
-    };
+    let ingest = || ingest_cmd(dir.path(), &card, &work, &[&backup]);
     let mut first = ingest()
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -916,7 +1131,7 @@ fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave()
     // The other program's files go: the pattern's own names are free now, and a guess from
     // what lies on the drive would give them. The journal keeps the names given.
     for k in 1..=30 {
-        std::fs::remove_file(work.join(format!("gig_{k:03}.JPG"))).expect("rm");
+        std::fs::remove_file(work.join(format!("shoot_{k:03}.JPG"))).expect("rm");
     }
     let second = json(&run_ok(&mut ingest()));
     assert_eq!(second["failed"], 0, "{second}");
@@ -927,8 +1142,8 @@ fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave()
     let (w, b) = (tree(&work), tree(&backup));
     let mut want: Vec<String> = Vec::new();
     for k in 1..=30 {
-        want.push(format!("gig_{k:03}-2.CR3"));
-        want.push(format!("gig_{k:03}-2.JPG"));
+        want.push(format!("shoot_{k:03}-2.CR3"));
+        want.push(format!("shoot_{k:03}-2.JPG"));
     }
     want.sort();
     let names: Vec<String> = w.keys().map(|p| p.display().to_string()).collect();
@@ -937,9 +1152,9 @@ fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave()
     for k in 1..=30 {
         for ext in ["CR3", "JPG"] {
             assert_eq!(
-                w[Path::new(&format!("gig_{k:03}-2.{ext}"))],
+                w[Path::new(&format!("shoot_{k:03}-2.{ext}"))],
                 std::fs::read(folder.join(format!("IMG_{k:04}.{ext}"))).expect("card"),
-                "gig_{k:03}-2.{ext} is whole"
+                "shoot_{k:03}-2.{ext} is whole"
             );
         }
     }
@@ -948,20 +1163,8 @@ fn a_run_killed_between_a_raw_and_its_jpeg_is_finished_under_the_names_it_gave()
 #[test]
 fn ctrl_c_stops_the_ingest_at_a_files_end_and_the_next_finishes_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = dir.path().join("card");
+    let card = noise_card(dir.path(), 0x9E37_79B9_7F4A_7C15, 40, 4 << 20, 0);
     let folder = card.join("DCIM/100CANON");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    for k in 1..=40 {
-        let mut bytes = vec![0u8; 4 << 20];
-        for chunk in bytes.chunks_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk.copy_from_slice(&state.to_le_bytes());
-        }
-        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), bytes).expect("write");
-    }
     let work = dir.path().join("work");
     let ingest = || {
         let mut cmd = ingest_cmd(dir.path(), &card, &work, &[]);
@@ -1035,17 +1238,8 @@ fn killed_twenty_times_and_resumed_each_card_file_lands_once_where_planned() {
     let card = dir.path().join("card");
     let folder = card.join("DCIM/100CANON");
     std::fs::create_dir_all(&folder).expect("mkdir");
-    let mut state = 0x1234_5678_9ABC_DEF1u64;
-    let mut noise = |n: usize| {
-        let mut bytes = vec![0u8; n];
-        for chunk in bytes.chunks_mut(8) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            chunk.copy_from_slice(&state.to_le_bytes()[..chunk.len()]);
-        }
-        bytes
-    };
+    let mut noise = Noise::new(0x1234_5678_9ABC_DEF1);
+    let mut noise = |n: usize| noise.bytes(n);
     let titled = |k: usize| k.is_multiple_of(7);
     for k in 1..=PHOTOS {
         std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), noise(256 << 10)).expect("raw");

@@ -232,3 +232,45 @@ pub fn camera_card(dir: &Path) -> PathBuf {
     std::fs::write(card.join("MISC/AUTPRINT.MRK"), "[HDR]\n").expect("misc");
     card
 }
+
+/// Bytes that never repeat and compress to nothing (xorshift64): stand-ins for RAW files, so
+/// that a copy of a card takes a while and a wrong byte anywhere shows.
+pub struct Noise(u64);
+
+impl Noise {
+    pub fn new(seed: u64) -> Self {
+        Noise(seed | 1)
+    }
+
+    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+        let mut out = vec![0u8; n];
+        self.fill(&mut out);
+        out
+    }
+
+    pub fn fill(&mut self, out: &mut [u8]) {
+        for chunk in out.chunks_mut(8) {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            chunk.copy_from_slice(&self.0.to_le_bytes()[..chunk.len()]);
+        }
+    }
+}
+
+/// A card (`dir/card`, its photos in `DCIM/100CANON`) of `n` RAW files of `size` bytes of
+/// noise, `IMG_0001.CR3` on; each with a JPEG twin of `jpeg` bytes when that is not 0.
+pub fn noise_card(dir: &Path, seed: u64, n: usize, size: usize, jpeg: usize) -> PathBuf {
+    let card = dir.join("card");
+    let folder = card.join("DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let mut noise = Noise::new(seed);
+    for k in 1..=n {
+        std::fs::write(folder.join(format!("IMG_{k:04}.CR3")), noise.bytes(size)).expect("raw");
+        if jpeg > 0 {
+            std::fs::write(folder.join(format!("IMG_{k:04}.JPG")), noise.bytes(jpeg))
+                .expect("jpeg");
+        }
+    }
+    card
+}

@@ -152,6 +152,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
+    if !args.plan {
+        // Sidecars an earlier run (a carry, a decision) could not write go first, as every
+        // writing command does: the copies' sidecars then say what the catalog says.
+        catalog.set_naming(options.naming);
+        catalog.set_words(options.words);
+        for e in catalog.flush_pending()? {
+            eprintln!("darkroom: {e}");
+        }
+    }
     // Ctrl+C or SIGTERM stops the copy at a file's end, not mid-file (a second one at once).
     let cancel: &AtomicBool = if args.plan {
         &AtomicBool::new(false)

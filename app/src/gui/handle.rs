@@ -107,6 +107,13 @@ impl DarkRoom {
                     };
                 }
             }
+            Intent::CloseWithoutTheCopy => {
+                use super::state::Closing;
+                if self.ui_state.closing == Closing::StoppingIngest {
+                    // Decisions still saving are waited for as ever; only the copy is not.
+                    self.ui_state.closing = Closing::Saving;
+                }
+            }
             Intent::OpenIngest => self.open_ingest(),
             Intent::Ingest(action) => {
                 self.windows.ingest.act(

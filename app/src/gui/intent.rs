@@ -154,4 +154,7 @@ pub enum Intent {
     CloseAnyway(bool),
     /// Closing while the ingest copies: stop it and close (true), or keep copying.
     StopIngestAndClose(bool),
+    /// Stopping the copy to close, and the card does not answer: close without waiting for
+    /// the file being copied (what landed stays; the next ingest sweeps its temporary).
+    CloseWithoutTheCopy,
 }

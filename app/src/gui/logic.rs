@@ -306,7 +306,9 @@ impl DarkRoom {
                 Closing::AskStopIngest | Closing::StoppingIngest => {
                     ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 }
-                _ if copying => {
+                // Once the photographer chose to stop (or not wait for) the copy, it is not
+                // asked about again.
+                Closing::No if copying => {
                     *closing = Closing::AskStopIngest;
                     ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
                 }

@@ -166,7 +166,7 @@ pub enum Closing {
     /// Asked to close while the ingest copies: the window asks whether to stop it.
     AskStopIngest,
     /// "Stop and close": the copy stops at the next file; then the window closes as it does
-    /// with decisions saving.
+    /// with decisions saving ("Close now" does not wait for a card that stopped answering).
     StoppingIngest,
 }
 

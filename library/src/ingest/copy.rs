@@ -46,6 +46,10 @@ pub enum IngestError {
     Cancelled { path: PathBuf },
     #[error("the photo changed or vanished while it was copied ({read} of {size} bytes read): {}", path.display())]
     Changed { size: u64, read: u64, path: PathBuf },
+    #[error("the drive is no longer there (unmounted, unplugged, or another in its place): {}", path.display())]
+    DriveGone { path: PathBuf },
+    #[error("the card is gone (pulled out or unmounted): {}", path.display())]
+    CardGone { path: PathBuf },
 }
 
 impl IngestError {
@@ -57,7 +61,10 @@ impl IngestError {
                 || what.starts_with("cannot flush")
                 || what.starts_with("cannot make")
                 || what.starts_with("cannot name")
-        ) || matches!(self, IngestError::Mismatch { .. })
+        ) || matches!(
+            self,
+            IngestError::Mismatch { .. } | IngestError::DriveGone { .. }
+        )
     }
 }
 
@@ -555,26 +562,55 @@ fn read_all(
 }
 
 /// The verified copy takes its final name, never over a file: an atomic rename that refuses
-/// an existing name (Linux's `RENAME_NOREPLACE`, which exFAT and FAT honour too); where the
-/// kernel or file system lacks it, a hard link, which fails where a file is (the temporary
-/// then goes); where there are no hard links either, the name is first claimed by creating it
-/// exclusively and the copy renamed over the claim, which is this run's own empty file.
+/// an existing name (Linux's `RENAME_NOREPLACE`, which exFAT and FAT honour too; macOS's
+/// `RENAME_EXCL`; Windows' `MoveFileExW` without replacing); where the kernel or file system
+/// lacks it, a hard link, which fails where a file is (the temporary then goes); where there
+/// are no hard links either, the name is first claimed by creating it exclusively and the copy
+/// renamed over the claim, which is this run's own empty file.
 fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
     let exists = || IngestError::Exists {
         path: dest.to_path_buf(),
     };
-    #[cfg(target_os = "linux")]
+    // renameat2(RENAME_NOREPLACE) on Linux, renameatx_np(RENAME_EXCL) on macOS.
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
     {
         use rustix::fs::{CWD, RenameFlags, renameat_with};
         use rustix::io::Errno;
         match renameat_with(CWD, part, CWD, dest, RenameFlags::NOREPLACE) {
             Ok(()) => return Ok(()),
             Err(Errno::EXIST) => return Err(exists()),
-            // Not offered here: the hard link below.
+            // Not offered by this file system: the hard link below.
             Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {}
             Err(e) => return Err(io("cannot name the copy", dest)(e.into())),
         }
     }
+    name_without_replacing(part, dest, exists)
+}
+
+/// MoveFileExW without MOVEFILE_REPLACE_EXISTING: on every Windows file system (exFAT and FAT
+/// too, which have no hard links), it fails where a file is.
+#[cfg(windows)]
+fn name_without_replacing(
+    part: &Path,
+    dest: &Path,
+    exists: impl Fn() -> IngestError,
+) -> Result<(), IngestError> {
+    match renamore::rename_exclusive(part, dest) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
+        Err(e) => Err(io("cannot name the copy", dest)(e)),
+    }
+}
+
+/// The final name where the file system has no no-replace rename: a hard link, which fails
+/// where a file is; else the name claimed by creating it exclusively and the copy renamed over
+/// that claim (a file system with neither, such as exFAT through a driver without renameat2).
+#[cfg(not(windows))]
+fn name_without_replacing(
+    part: &Path,
+    dest: &Path,
+    exists: impl Fn() -> IngestError,
+) -> Result<(), IngestError> {
     match std::fs::hard_link(part, dest) {
         Ok(()) => {
             std::fs::remove_file(part).map_err(io("cannot remove the temporary copy", part))?;

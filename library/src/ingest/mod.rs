@@ -11,4 +11,4 @@ pub mod roots;
 
 pub use copy::{Copied, IngestError, Written, copy_verified, write_parts};
 pub use naming::{Fields, Pattern, PatternError};
-pub use roots::{RootLock, RootsError};
+pub use roots::{Anchor, RootLock, RootsError};

@@ -210,6 +210,38 @@ fn nearest_device(place: &[Place]) -> Option<u64> {
     }
 }
 
+/// A folder a run reads from or writes to, as it was when the run began: a drive unmounted
+/// mid-run leaves its path naming the bare mount point (or nothing), another drive mounted
+/// there names another folder, and a card pulled out leaves no folder — each seen here before
+/// a copy is written to or counted on the wrong disk.
+#[derive(Debug, Clone)]
+pub struct Anchor {
+    path: PathBuf,
+    identity: Identity,
+}
+
+impl Anchor {
+    pub fn of(path: &Path) -> Result<Anchor, RootsError> {
+        let identity = identity(path).map_err(|source| RootsError::Unreadable {
+            source,
+            path: path.to_path_buf(),
+        })?;
+        Ok(Anchor {
+            path: path.to_path_buf(),
+            identity,
+        })
+    }
+
+    /// Whether the path still names the folder it named when this was made.
+    pub fn in_place(&self) -> bool {
+        identity(&self.path).is_ok_and(|id| id == self.identity)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// A root held by this run: the lock file's advisory lock, let go when this is dropped (or
 /// the process ends, however it ends). The file goes with it where the system lets a file in
 /// use be removed, so nothing of the run is left among the photos.
@@ -217,14 +249,29 @@ fn nearest_device(place: &[Place]) -> Option<u64> {
 pub struct RootLock {
     file: File,
     path: PathBuf,
+    root: Anchor,
+}
+
+impl RootLock {
+    /// Whether the root is still the folder this run locked (its drive not unmounted or
+    /// replaced since): a copy is counted only while it is.
+    pub fn in_place(&self) -> bool {
+        self.root.in_place() && still_there(&self.file, &self.path)
+    }
+
+    pub fn root(&self) -> &Path {
+        self.root.path()
+    }
 }
 
 impl Drop for RootLock {
     fn drop(&mut self) {
         // Removed while still held: a run that opened it meanwhile finds, once it has the
         // lock, that the file it locked is no longer the one at the path, and starts again.
-        #[cfg(unix)]
-        let _ = std::fs::remove_file(&self.path);
+        // Only the file this run locked: with the drive unmounted the path names another.
+        if still_there(&self.file, &self.path) {
+            let _ = std::fs::remove_file(&self.path);
+        }
         let _ = self.file.unlock();
     }
 }
@@ -271,7 +318,8 @@ pub fn lock(root: &Path, holder: &str) -> Result<RootLock, RootsError> {
             .set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| file.write_all(holder.as_bytes()));
-        return Ok(RootLock { file, path });
+        let root = Anchor::of(root)?;
+        return Ok(RootLock { file, path, root });
     }
 }
 
@@ -285,10 +333,12 @@ fn still_there(file: &File, path: &Path) -> bool {
     }
 }
 
-/// Windows does not remove a file in use: the one locked is the one named.
-#[cfg(not(unix))]
-fn still_there(_file: &File, _path: &Path) -> bool {
-    true
+#[cfg(windows)]
+fn still_there(file: &File, path: &Path) -> bool {
+    match (winapi_util::file::information(file), identity(path)) {
+        (Ok(a), Ok(b)) => Identity(a.volume_serial_number(), u128::from(a.file_index())) == b,
+        _ => false,
+    }
 }
 
 /// What a lock says of its holder: the program, its process and when it began (UTC).
@@ -369,6 +419,29 @@ mod tests {
         );
     }
 
+    /// Unix only: Windows does not rename a folder with a file open in it.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_replaced_under_its_path_is_no_longer_in_place() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let root = t.path().join("photos");
+        let held = lock(&root, "a run").expect("held");
+        let anchor = Anchor::of(&root).expect("anchor");
+        assert!(held.in_place() && anchor.in_place());
+        // What an unmount leaves: the path names another folder (the bare mount point).
+        std::fs::rename(&root, t.path().join("elsewhere")).expect("rename");
+        std::fs::create_dir(&root).expect("the bare mount point");
+        assert!(!held.in_place(), "the drive's folder is not the one locked");
+        assert!(!anchor.in_place());
+        std::fs::remove_dir(&root).expect("rm");
+        assert!(!anchor.in_place(), "nothing there");
+        drop(held);
+        assert!(
+            t.path().join("elsewhere").join(LOCK_NAME).exists(),
+            "its lock is not removed through a path that names another folder"
+        );
+    }
+
     #[test]
     fn a_second_run_into_a_held_root_is_told_who_holds_it() {
         let t = tempfile::tempdir().expect("tempdir");
@@ -382,7 +455,6 @@ mod tests {
             other => panic!("expected Held, got {other:?}"),
         }
         drop(held);
-        #[cfg(unix)]
         assert!(
             !root.join(LOCK_NAME).exists(),
             "nothing left among the photos"

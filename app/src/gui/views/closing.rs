@@ -70,6 +70,11 @@ fn stop_ingest_ui(
                 ui.label("Stopping the copy…");
             });
             ui.label("DarkRoom closes when the file being copied is done.");
+            // A card that stopped answering never finishes its file: closing must not wait on it.
+            ui.label("If the card has stopped answering, close now: what was copied stays, and the next ingest finishes the rest.");
+            if ui.button("Close now").clicked() {
+                intents.push(Intent::CloseWithoutTheCopy);
+            }
             return;
         }
         ui.heading(format!("Copying {photos} — stop and close?"));
