@@ -36,6 +36,9 @@ CREATE TABLE IF NOT EXISTS photos (
     -- path, which must never show or receive this one's decision.
     file_size INTEGER,
     file_mtime_ns INTEGER,
+    -- Version 8: and its head (`held::Head`: SHA-256 of its first 64 KiB, the EXIF a camera
+    -- writes first): with it, the same file is the same size and head, whatever its time says.
+    file_head BLOB,
     -- Version 7: the identity of the sidecar as last read or written (`sidecar::stamp_of`; ''
     -- for none, NULL before version 7), and the fields changed here and not yet written there
     -- (`decision::FLAG | STARS | LABEL`). A sidecar another tool changed since is read again
@@ -159,6 +162,9 @@ CREATE TABLE IF NOT EXISTS held (
     stars INTEGER NOT NULL,
     label TEXT,
     at INTEGER NOT NULL,
+    -- Version 8: the file's head (`held::Head`), where it could be read when the decision was
+    -- made: then only a file of this size and head receives it.
+    head BLOB,
     PRIMARY KEY (source, size, mtime_ns)
 );
 -- Version 7: the ingest's journal (`journal`): each card file a run is about to copy, with its
@@ -405,10 +411,22 @@ impl Catalog {
             )
             .map_err(db)?;
         }
-        if version < 8 && tx.prepare("SELECT sha256 FROM shifted LIMIT 0").is_err() {
-            // Copies corrected before version 8 have no recorded hash of their new bytes.
-            tx.execute_batch("ALTER TABLE shifted ADD COLUMN sha256 TEXT;")
-                .map_err(db)?;
+        // Copies corrected before version 8 have no recorded hash of their new bytes, and card
+        // files no recorded head: they are told apart by size and time, as before. Each
+        // column on its own: a table the schema just made (an older catalog) has it already.
+        for (table, column, kind) in [
+            ("shifted", "sha256", "TEXT"),
+            ("photos", "file_head", "BLOB"),
+            ("held", "head", "BLOB"),
+        ] {
+            if version < 8
+                && tx
+                    .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
+                    .is_err()
+            {
+                tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))
+                    .map_err(db)?;
+            }
         }
         if version != SCHEMA_VERSION {
             tx.pragma_update(None, "user_version", SCHEMA_VERSION)

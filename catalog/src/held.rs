@@ -1,14 +1,18 @@
 //! Decisions made on a card, held against the file they were made on. A card's paths are
 //! reused: format it, shoot again, and `DCIM/100CANON/IMG_0001.JPG` is another photo. So a
-//! card photo's row remembers which file its decision belongs to (size and modification time,
-//! which a camera sets to the moment of the shot), a held decision is keyed by that file, not
-//! by its path, and the ingest carries it only into the copy of that very file, then retires
-//! it. Another file at the path shows undecided and never receives it. (Not its sha256: that
-//! would read a 25 MB RAW off the card at every key press; a camera never writes two files
-//! of one size at one moment to one path.)
+//! card photo's row remembers which file its decision belongs to — its size and its head (the
+//! SHA-256 of its first 64 KiB: the EXIF a camera writes first, with the capture time to the
+//! second and below, which no two shots share), and its modification time for rows and held
+//! decisions from before heads were recorded — a held decision is keyed by that file, not by
+//! its path, and the ingest carries it only into the copy of that very file, then retires it.
+//! Another file at the path shows undecided and never receives it. (Not the whole file's
+//! SHA-256: that would read a 25 MB RAW off the card at every key press.)
 
+use std::io::Read;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
+
+use sha2::{Digest, Sha256};
 
 use darkroom_library::card;
 use rusqlite::{OptionalExtension, params};
@@ -63,6 +67,64 @@ impl FileStamp {
     }
 }
 
+/// What a camera wrote first, by SHA-256: a photo file's first 64 KiB (its EXIF: capture time
+/// to the second and below, often the shutter count). With the size, which file a card path
+/// holds, whatever a card's clock or a computer's time zone made of its modification time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Head([u8; 32]);
+
+impl Head {
+    /// How much of a file its head covers.
+    pub const BYTES: u64 = 64 << 10;
+
+    /// None when the file is gone.
+    pub fn of(path: &Path) -> Result<Option<Head>, CatalogError> {
+        let read = |source| CatalogError::Io {
+            what: "cannot read the photo",
+            source,
+            path: path.to_path_buf(),
+        };
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(read(e)),
+        };
+        let mut first = Vec::with_capacity(Self::BYTES as usize);
+        file.take(Self::BYTES)
+            .read_to_end(&mut first)
+            .map_err(read)?;
+        Ok(Some(Head(Sha256::digest(&first).into())))
+    }
+
+    fn from_blob(blob: Option<Vec<u8>>) -> Option<Head> {
+        blob.and_then(|b| <[u8; 32]>::try_from(b.as_slice()).ok())
+            .map(Head)
+    }
+
+    fn blob(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Whether a file recorded as `was` (its stamp, and its head where one was read) is the file
+/// `now`: by size and head where both heads are known, else by [`FileStamp::same_file`].
+fn same_file(
+    was: (FileStamp, Option<Head>),
+    now: FileStamp,
+    head_now: impl FnOnce() -> Result<Option<Head>, CatalogError>,
+) -> Result<bool, CatalogError> {
+    if was.0.size != now.size {
+        return Ok(false);
+    }
+    match was.1 {
+        Some(head) => Ok(match head_now()? {
+            Some(h) => h == head,
+            None => was.0.same_file(&now),
+        }),
+        None => Ok(was.0.same_file(&now)),
+    }
+}
+
 /// A file on a card, as the ingest saw it when it planned the copy: where it was, and which
 /// file it was there.
 #[derive(Debug, Clone)]
@@ -85,16 +147,17 @@ impl Catalog {
         if !card::on_card(photo) {
             return Ok(FileThere::Same);
         }
-        let recorded: Option<(Option<i64>, Option<i64>)> = self
+        type Recorded = (Option<i64>, Option<i64>, Option<Vec<u8>>);
+        let recorded: Option<Recorded> = self
             .conn
             .query_row(
-                "SELECT file_size, file_mtime_ns FROM photos WHERE path = ?1",
+                "SELECT file_size, file_mtime_ns, file_head FROM photos WHERE path = ?1",
                 params![path_key(photo)],
-                |r| Ok((r.get(0)?, r.get(1)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()
             .map_err(self.db())?;
-        let Some((Some(size), Some(mtime_ns))) = recorded else {
+        let Some((Some(size), Some(mtime_ns), head)) = recorded else {
             return Ok(if recorded.is_some() {
                 FileThere::Unknown
             } else {
@@ -105,10 +168,16 @@ impl Catalog {
             size: size as u64,
             mtime_ns,
         };
-        Ok(match FileStamp::of(photo)? {
-            Some(now) if !recorded.same_file(&now) => FileThere::Other,
-            _ => FileThere::Same,
-        })
+        let Some(now) = FileStamp::of(photo)? else {
+            return Ok(FileThere::Same);
+        };
+        Ok(
+            if same_file((recorded, Head::from_blob(head)), now, || Head::of(photo))? {
+                FileThere::Same
+            } else {
+                FileThere::Other
+            },
+        )
     }
 
     /// Record, for a card photo, that its row's decision belongs to the file there now.
@@ -119,10 +188,17 @@ impl Catalog {
         let Some(stamp) = FileStamp::of(photo)? else {
             return Ok(());
         };
+        let head = Head::of(photo)?;
         self.conn
             .execute(
-                "UPDATE photos SET file_size = ?2, file_mtime_ns = ?3 WHERE path = ?1",
-                params![path_key(photo), stamp.size as i64, stamp.mtime_ns],
+                "UPDATE photos SET file_size = ?2, file_mtime_ns = ?3, file_head = ?4
+                 WHERE path = ?1",
+                params![
+                    path_key(photo),
+                    stamp.size as i64,
+                    stamp.mtime_ns,
+                    head.as_ref().map(Head::blob)
+                ],
             )
             .map_err(self.db())?;
         Ok(())
@@ -151,12 +227,13 @@ impl Catalog {
                 .map_err(self.db())?;
             return Ok(());
         }
+        let head = Head::of(photo)?;
         self.conn
             .execute(
-                "INSERT INTO held (source, size, mtime_ns, flag, stars, label, at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                "INSERT INTO held (source, size, mtime_ns, flag, stars, label, at, head)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT(source, size, mtime_ns) DO UPDATE SET
-                     flag = ?4, stars = ?5, label = ?6, at = ?7",
+                     flag = ?4, stars = ?5, label = ?6, at = ?7, head = ?8",
                 params![
                     path_key(photo),
                     stamp.size as i64,
@@ -164,7 +241,8 @@ impl Catalog {
                     flag_code(decision.flag),
                     decision.stars,
                     decision.label.as_ref().map(Label::xmp_value),
-                    now_s()
+                    now_s(),
+                    head.as_ref().map(Head::blob)
                 ],
             )
             .map_err(self.db())?;
@@ -196,21 +274,23 @@ impl Catalog {
     }
 
     /// The decision held for a file the ingest copied: made on that very file (the same
-    /// path, and [`FileStamp::same_file`]), the latest if there are several, with the moment it
-    /// was made (seconds) and the stamp it is held under.
+    /// path, size and head — or, held before heads were recorded, [`FileStamp::same_file`]),
+    /// the latest if there are several, with the moment it was made (seconds) and the stamp it
+    /// is held under. The card file's head is read only when a held decision has one.
     fn held_entry(
         &self,
         file: &CardFile<'_>,
     ) -> Result<Option<(Decision, i64, FileStamp)>, CatalogError> {
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT flag, stars, label, at, mtime_ns FROM held
-                 WHERE source = ?1 AND size = ?2 ORDER BY at DESC",
-            )
-            .map_err(self.db())?;
-        let rows = stmt
-            .query_map(
+        type Row = (Decision, i64, FileStamp, Option<Head>);
+        let rows: Vec<Row> = {
+            let mut stmt = self
+                .conn
+                .prepare(
+                    "SELECT flag, stars, label, at, mtime_ns, head FROM held
+                     WHERE source = ?1 AND size = ?2 ORDER BY at DESC",
+                )
+                .map_err(self.db())?;
+            stmt.query_map(
                 params![path_key(file.source), file.stamp.size as i64],
                 |r| {
                     Ok((
@@ -220,14 +300,22 @@ impl Catalog {
                             size: file.stamp.size,
                             mtime_ns: r.get(4)?,
                         },
+                        Head::from_blob(r.get(5)?),
                     ))
                 },
             )
-            .map_err(self.db())?;
-        for row in rows {
-            let row = row.map_err(self.db())?;
-            if row.2.same_file(&file.stamp) {
-                return Ok(Some(row));
+            .map_err(self.db())?
+            .collect::<Result<_, _>>()
+            .map_err(self.db())?
+        };
+        let mut head_now: Option<Option<Head>> = None;
+        for (decision, at, stamp, head) in rows {
+            let now = || match head_now {
+                Some(h) => Ok(h),
+                None => Head::of(file.source).inspect(|h| head_now = Some(*h)),
+            };
+            if same_file((stamp, head), file.stamp, now)? {
+                return Ok(Some((decision, at, stamp)));
             }
         }
         Ok(None)
@@ -397,10 +485,10 @@ mod tests {
             None,
             "never the first's"
         );
-        // The first file's decision is still held against it, and its copy gets it.
-        assert_eq!(c.held_for(&first).expect("query"), Some(reject()));
-        c.retire_held(&first).expect("retired");
-        assert_eq!(c.held_count().expect("count"), 0);
+        // The first file's decision is still held against it (for a copy of it an ingest
+        // brings in from elsewhere), and nothing retires it through the second file.
+        c.retire_held(&first).expect("nothing to retire");
+        assert_eq!(c.held_count().expect("count"), 1);
 
         // Written to the card only where the file is the one decided on.
         c.decide(&photo, &reject()).expect("decided on the second");
@@ -438,5 +526,56 @@ mod tests {
         );
         assert!(!a.same_file(&moved(24 * hour)), "a day later");
         assert!(!a.same_file(&FileStamp { size: 101, ..a }));
+    }
+
+    /// A camera whose RAWs are all one size (uncompressed), formatted and shot again exactly an
+    /// hour later: size and time alone would take the new frame for the old one read through
+    /// daylight saving. Its head (the EXIF it wrote first) differs, so it is another photo;
+    /// and the very file, whatever its time reads as, is the same by its head.
+    #[test]
+    fn a_frame_of_the_same_size_an_hour_later_is_told_apart_by_its_head() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let photo = t.path().join("card/DCIM/100NIKON/DSC_0001.NEF");
+        std::fs::create_dir_all(photo.parent().expect("dir")).expect("mkdir");
+        let frame = |taken: &str| {
+            let mut bytes = format!("II*\0 DateTimeOriginal {taken}").into_bytes();
+            bytes.resize(200 << 10, 0x5A);
+            bytes
+        };
+        shoot_again(&photo, &frame("2026:06:13 10:00:00"), 1_700_000_000);
+        let mut c =
+            Catalog::open(&t.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
+        c.decide(&photo, &reject()).expect("decided");
+        let first = CardFile {
+            source: &photo,
+            stamp: FileStamp::of(&photo).expect("stat").expect("there"),
+        };
+        assert_eq!(c.held_for(&first).expect("query"), Some(reject()));
+
+        shoot_again(&photo, &frame("2026:06:13 11:00:00"), 1_700_003_600);
+        let second = CardFile {
+            source: &photo,
+            stamp: FileStamp::of(&photo).expect("stat").expect("there"),
+        };
+        assert!(first.stamp.same_file(&second.stamp), "size and time alone");
+        assert_eq!(
+            c.held_for(&second).expect("query"),
+            None,
+            "never the first frame's decision"
+        );
+        assert_eq!(
+            c.import(&photo).expect("import").decision,
+            Decision::default(),
+            "shown undecided"
+        );
+
+        // The first frame again (the same bytes), its time read 3 h 17 min off: the same file.
+        shoot_again(&photo, &frame("2026:06:13 10:00:00"), 1_700_011_820);
+        let again = CardFile {
+            source: &photo,
+            stamp: FileStamp::of(&photo).expect("stat").expect("there"),
+        };
+        assert!(!first.stamp.same_file(&again.stamp), "not by its time");
+        assert_eq!(c.held_for(&again).expect("query"), Some(reject()));
     }
 }

@@ -24,7 +24,7 @@ pub use faces::{
     ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow, PhotoIndex, Remeasured,
     SubjectRow,
 };
-pub use held::{CardFile, Carried, FileStamp};
+pub use held::{CardFile, Carried, FileStamp, Head};
 pub use ingested::IngestedFile;
 pub use journal::JournalEntry;
 pub use sidecar::SidecarNaming;
