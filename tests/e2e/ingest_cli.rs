@@ -361,139 +361,134 @@ fn a_backup_filling_up_on_the_jpeg_of_a_pair_stops_and_the_next_run_keeps_the_pa
     holds_the_card(&out.join("backup"), &folder, 3, &["CR3", "JPG"]);
 }
 
-/// The working drive unmounted while the card is copied (`umount -l`, as a desktop does when a
-/// drive with open files is ejected or pulled): the run stops saying the drive is gone, and
-/// writes nothing onto the bare mount point the path names now (a copy there would be
-/// "verified" on the system disk, hidden once the drive is back). With the drive mounted
+/// What a test pulls out while the card is copied.
+#[derive(Clone, Copy, PartialEq)]
+enum Pulled {
+    Drive,
+    Card,
+}
+
+/// A run interrupted by [`pulled_mid_run`], and the one after it.
+struct PulledRun {
+    /// The card's photos.
+    folder: PathBuf,
+    /// What was pulled out, as the runs name it (the mount point).
+    point: PathBuf,
+    /// Where the working drive's copies really are.
+    drive: PathBuf,
+    out: PathBuf,
+}
+
+/// A card of 40 RAW-sized photos ingested to a working drive; once the first photo lands, the
+/// drive (or the card) is unmounted under the run (`umount -l` of a bind mount, as a desktop
+/// does when a drive or card with open files is ejected or pulled: its path then names the
+/// bare mount point); the first run ends; put back, a second run follows. Both runs' results,
+/// and what the bare mount point held during and after, are in `out`.
+fn pulled_mid_run(dir: &Path, seed: u64, pulled: Pulled) -> PulledRun {
+    let card = noise_card(dir, seed, 40, 4 << 20, 0);
+    let (point, mounted) = match pulled {
+        Pulled::Drive => (dir.join("work"), dir.join("disk")),
+        Pulled::Card => (dir.join("reader"), card.clone()),
+    };
+    let run = PulledRun {
+        folder: card.join("DCIM/100CANON"),
+        drive: match pulled {
+            Pulled::Drive => mounted.clone(),
+            Pulled::Card => dir.join("work"),
+        },
+        point,
+        out: dir.join("out"),
+    };
+    for d in [&run.point, &mounted, &run.drive, &run.out] {
+        std::fs::create_dir_all(d).expect("mkdir");
+    }
+    let script = format!(
+        r#"set -u
+        mount --bind "$MOUNTED" "$POINT" || exit 1
+        {first}
+        until ls "$WORK" | grep -q . || ! kill -0 $pid 2> /dev/null; do sleep 0.002; done
+        umount -l "$POINT" || exit 1
+        wait $pid
+        (cd "$POINT" && find . | sort) > "$OUT/bare.txt"
+        mount --bind "$MOUNTED" "$POINT" || exit 1
+        {second}
+        umount "$POINT" || exit 1
+        (cd "$POINT" && find . | sort) >> "$OUT/bare.txt"
+        "#,
+        first = ingest_line("first", false, true),
+        second = ingest_line("second", false, false),
+    );
+    let (card_path, work) = match pulled {
+        Pulled::Drive => (card.clone(), run.point.clone()),
+        Pulled::Card => (run.point.clone(), run.drive.clone()),
+    };
+    with_own_mounts(
+        &dir.join("data"),
+        &script,
+        &[
+            ("CARD", &card_path),
+            ("WORK", &work),
+            ("POINT", &run.point),
+            ("MOUNTED", &mounted),
+            ("OUT", &run.out),
+            ("CATALOG", &dir.join("catalog.sqlite")),
+        ],
+    );
+    run
+}
+
+impl PulledRun {
+    /// The first run stopped mid-run saying `why`, wrote nothing onto the bare mount point,
+    /// and the second brought in every photo, each once; the first run's report.
+    fn stopped_then_finished(&self, why: &str) -> serde_json::Value {
+        let left = Left(&self.out);
+        let (rc, first, err) = left.run("first");
+        assert_eq!(rc, 1, "stopped, not finished: {err}");
+        assert_eq!(
+            first["stopped"],
+            format!("{why}: {}", self.point.display()),
+            "{first}"
+        );
+        let copied = first["copied_photos"].as_u64().expect("a count");
+        assert!((1..40).contains(&copied), "stopped mid-run: {first}");
+        assert!(err.contains("run it again to continue"), "{err}");
+        assert_eq!(
+            left.text("bare.txt").lines().collect::<Vec<_>>(),
+            [".", "."],
+            "nothing written onto the bare mount point, during the run or after"
+        );
+        let (rc, second, err) = left.run("second");
+        assert_eq!(rc, 0, "{err}");
+        assert_eq!(second["failed"], 0, "{second}");
+        holds_the_card(&self.drive, &self.folder, 40, &["CR3"]);
+        first
+    }
+}
+
+/// The working drive unmounted while the card is copied: the run stops saying the drive is
+/// gone, and writes nothing onto the bare mount point the path names now (a copy there would
+/// be "verified" on the system disk, hidden once the drive is back). With the drive mounted
 /// again the next run finishes every photo, each once.
 #[test]
 fn a_drive_unmounted_mid_run_stops_it_and_nothing_lands_on_the_bare_mount_point() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = noise_card(dir.path(), 0x7F4A_7C15_9E37_79B9, 40, 4 << 20, 0);
-    let folder = card.join("DCIM/100CANON");
-    let (work, disk, out) = (
-        dir.path().join("work"),
-        dir.path().join("disk"),
-        dir.path().join("out"),
+    pulled_mid_run(dir.path(), 0x7F4A_7C15_9E37_79B9, Pulled::Drive).stopped_then_finished(
+        "the drive is no longer there (unmounted, unplugged, or another in its place)",
     );
-    for d in [&work, &disk, &out] {
-        std::fs::create_dir_all(d).expect("mkdir");
-    }
-    let script = format!(
-        r#"set -u
-        mount --bind "$DISK" "$WORK" || exit 1
-        {first}
-        until ls "$WORK" | grep -q . || ! kill -0 $pid 2> /dev/null; do sleep 0.002; done
-        umount -l "$WORK" || exit 1
-        wait $pid
-        (cd "$WORK" && find . | sort) > "$OUT/bare.txt"
-        mount --bind "$DISK" "$WORK" || exit 1
-        {second}
-        umount "$WORK" || exit 1
-        (cd "$WORK" && find . | sort) >> "$OUT/bare.txt"
-        "#,
-        first = ingest_line("first", false, true),
-        second = ingest_line("second", false, false),
-    );
-    with_own_mounts(
-        &dir.path().join("data"),
-        &script,
-        &[
-            ("CARD", &card),
-            ("WORK", &work),
-            ("DISK", &disk),
-            ("OUT", &out),
-            ("CATALOG", &dir.path().join("catalog.sqlite")),
-        ],
-    );
-    let left = Left(&out);
-    let (rc, first, err) = left.run("first");
-    assert_eq!(rc, 1, "stopped, not finished: {err}");
-    let stopped = first["stopped"].as_str().expect("it says why it stopped");
-    assert_eq!(
-        stopped,
-        format!(
-            "the drive is no longer there (unmounted, unplugged, or another in its place): {}",
-            work.display()
-        )
-    );
-    let copied = first["copied_photos"].as_u64().expect("a count");
-    assert!((1..40).contains(&copied), "stopped mid-run: {first}");
-    assert!(err.contains("run it again to continue"), "{err}");
-    assert_eq!(
-        left.text("bare.txt").lines().collect::<Vec<_>>(),
-        [".", "."],
-        "nothing written onto the bare mount point, during the run or after"
-    );
-
-    let (rc, second, err) = left.run("second");
-    assert_eq!(rc, 0, "{err}");
-    assert_eq!(second["failed"], 0, "{second}");
-    holds_the_card(&disk, &folder, 40, &["CR3"]);
 }
 
-/// The card pulled out while it is copied (its mount gone, `umount -l`, the path an empty
-/// folder now): the run stops at once saying the card is gone, rather than failing each photo
-/// left; put back, the next run finishes every photo, each once.
+/// The card pulled out while it is copied (the path an empty folder now): the run stops at
+/// once saying the card is gone, rather than failing each photo left, and nothing is written
+/// into the reader; put back, the next run finishes every photo, each once.
 #[test]
 fn a_card_pulled_out_mid_run_stops_it_and_the_next_run_finishes_it() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let card = noise_card(dir.path(), 0x4F6C_DD1D_2545_F491, 40, 4 << 20, 0);
-    let folder = card.join("DCIM/100CANON");
-    let (reader, work, out) = (
-        dir.path().join("reader"),
-        dir.path().join("work"),
-        dir.path().join("out"),
-    );
-    for d in [&reader, &work, &out] {
-        std::fs::create_dir_all(d).expect("mkdir");
-    }
-    let script = format!(
-        r#"set -u
-        mount --bind "$INSERTED" "$CARD" || exit 1
-        {first}
-        until ls "$WORK" | grep -q . || ! kill -0 $pid 2> /dev/null; do sleep 0.002; done
-        umount -l "$CARD" || exit 1
-        wait $pid
-        mount --bind "$INSERTED" "$CARD" || exit 1
-        {second}
-        "#,
-        first = ingest_line("first", false, true),
-        second = ingest_line("second", false, false),
-    );
-    with_own_mounts(
-        &dir.path().join("data"),
-        &script,
-        &[
-            ("CARD", &reader),
-            ("INSERTED", &card),
-            ("WORK", &work),
-            ("OUT", &out),
-            ("CATALOG", &dir.path().join("catalog.sqlite")),
-        ],
-    );
-    let left = Left(&out);
-    let (rc, first, err) = left.run("first");
-    assert_eq!(rc, 1, "stopped, not finished: {err}");
-    assert_eq!(
-        first["stopped"],
-        format!(
-            "the card is gone (pulled out or unmounted): {}",
-            reader.display()
-        ),
-        "{first}"
-    );
-    let copied = first["copied_photos"].as_u64().expect("a count");
-    assert!((1..40).contains(&copied), "stopped mid-run: {first}");
+    let first = pulled_mid_run(dir.path(), 0x4F6C_DD1D_2545_F491, Pulled::Card)
+        .stopped_then_finished("the card is gone (pulled out or unmounted)");
     assert!(
         first["failed"].as_u64().expect("a count") <= 1,
         "one stop, not a failure a photo: {first}"
     );
-
-    let (rc, second, err) = left.run("second");
-    assert_eq!(rc, 0, "{err}");
-    assert_eq!(second["failed"], 0, "{second}");
-    holds_the_card(&work, &folder, 40, &["CR3"]);
 }
 
 /// A copy that landed under its final name before the run was killed (recorded nowhere) is
