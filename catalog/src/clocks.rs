@@ -104,7 +104,7 @@ impl Catalog {
     }
 
     /// The corrected copy's bytes, by their sha256: what it holds now that it is no longer the
-    /// card's file byte for byte (a check of the working drive compares against this).
+    /// card's file byte for byte (`ingested` keeps the card's, which the backups still are).
     pub fn record_shifted_copy(&mut self, file: &Path, sha256: &str) -> Result<(), CatalogError> {
         self.conn
             .execute(

@@ -217,14 +217,16 @@ impl Catalog {
         if !self.holds(photo) {
             return Ok(());
         }
-        let key = params![path_key(photo), stamp.size as i64, stamp.mtime_ns];
+        // What is held for this very file goes, under whatever time it was held (a card read
+        // through another time zone since): the decision made now replaces it, or clears it.
+        let file = CardFile {
+            source: photo,
+            stamp,
+        };
+        for (_, _, was) in self.held_entries(&file)? {
+            self.delete_held(photo, &was)?;
+        }
         if *decision == Decision::default() {
-            self.conn
-                .execute(
-                    "DELETE FROM held WHERE source = ?1 AND size = ?2 AND mtime_ns = ?3",
-                    key,
-                )
-                .map_err(self.db())?;
             return Ok(());
         }
         let head = Head::of(photo)?;
@@ -273,14 +275,32 @@ impl Catalog {
         Ok(())
     }
 
-    /// The decision held for a file the ingest copied: made on that very file (the same
-    /// path, size and head — or, held before heads were recorded, [`FileStamp::same_file`]),
-    /// the latest if there are several, with the moment it was made (seconds) and the stamp it
-    /// is held under. The card file's head is read only when a held decision has one.
+    fn delete_held(&mut self, source: &Path, stamp: &FileStamp) -> Result<(), CatalogError> {
+        self.conn
+            .execute(
+                "DELETE FROM held WHERE source = ?1 AND size = ?2 AND mtime_ns = ?3",
+                params![path_key(source), stamp.size as i64, stamp.mtime_ns],
+            )
+            .map_err(self.db())?;
+        Ok(())
+    }
+
+    /// The decision held for a file the ingest copied: the latest of [`Self::held_entries`].
     fn held_entry(
         &self,
         file: &CardFile<'_>,
     ) -> Result<Option<(Decision, i64, FileStamp)>, CatalogError> {
+        Ok(self.held_entries(file)?.into_iter().next())
+    }
+
+    /// The decisions held for a file: made on that very file (the same path, size and head —
+    /// or, held before heads were recorded, [`FileStamp::same_file`]), the latest first, each
+    /// with the moment it was made (seconds) and the stamp it is held under. The card file's
+    /// head is read only when a held decision has one.
+    fn held_entries(
+        &self,
+        file: &CardFile<'_>,
+    ) -> Result<Vec<(Decision, i64, FileStamp)>, CatalogError> {
         type Row = (Decision, i64, FileStamp, Option<Head>);
         let rows: Vec<Row> = {
             let mut stmt = self
@@ -309,16 +329,17 @@ impl Catalog {
             .map_err(self.db())?
         };
         let mut head_now: Option<Option<Head>> = None;
+        let mut out = Vec::new();
         for (decision, at, stamp, head) in rows {
             let now = || match head_now {
                 Some(h) => Ok(h),
                 None => Head::of(file.source).inspect(|h| head_now = Some(*h)),
             };
             if same_file((stamp, head), file.stamp, now)? {
-                return Ok(Some((decision, at, stamp)));
+                out.push((decision, at, stamp));
             }
         }
-        Ok(None)
+        Ok(out)
     }
 
     /// The decision held for a file the ingest copied (see [`Catalog::carry_held`]).
@@ -329,23 +350,21 @@ impl Catalog {
     /// The held decision is in the copy: it is retired, and the card's row no longer waits
     /// for a sidecar on the card.
     pub fn retire_held(&mut self, file: &CardFile<'_>) -> Result<(), CatalogError> {
-        let Some((_, _, stamp)) = self.held_entry(file)? else {
-            return Ok(());
-        };
-        let key = params![path_key(file.source), stamp.size as i64, stamp.mtime_ns];
-        self.conn
-            .execute(
-                "DELETE FROM held WHERE source = ?1 AND size = ?2 AND mtime_ns = ?3",
-                key,
-            )
-            .map_err(self.db())?;
-        self.conn
-            .execute(
-                "UPDATE photos SET sidecar_pending = 0
-                 WHERE path = ?1 AND file_size = ?2 AND file_mtime_ns = ?3",
-                key,
-            )
-            .map_err(self.db())?;
+        for (_, _, stamp) in self.held_entries(file)? {
+            self.delete_held(file.source, &stamp)?;
+            self.conn
+                .execute(
+                    "UPDATE photos SET sidecar_pending = 0
+                     WHERE path = ?1 AND file_size = ?2 AND file_mtime_ns IN (?3, ?4)",
+                    params![
+                        path_key(file.source),
+                        stamp.size as i64,
+                        stamp.mtime_ns,
+                        file.stamp.mtime_ns
+                    ],
+                )
+                .map_err(self.db())?;
+        }
         Ok(())
     }
 
@@ -577,5 +596,28 @@ mod tests {
         };
         assert!(!first.stamp.same_file(&again.stamp), "not by its time");
         assert_eq!(c.held_for(&again).expect("query"), Some(reject()));
+        // Changed, then cleared, under the time it reads now: what was held under the first
+        // time goes too, and nothing is left to carry.
+        c.decide(
+            &photo,
+            &Decision {
+                stars: 3,
+                ..Decision::default()
+            },
+        )
+        .expect("three stars");
+        assert_eq!(
+            c.held_count().expect("count"),
+            1,
+            "one decision for one file"
+        );
+        assert_eq!(c.held_for(&again).expect("query").map(|d| d.stars), Some(3));
+        c.decide(&photo, &Decision::default()).expect("cleared");
+        assert_eq!(
+            c.held_for(&again).expect("query"),
+            None,
+            "cleared stays cleared"
+        );
+        assert_eq!(c.held_count().expect("count"), 0);
     }
 }

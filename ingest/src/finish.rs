@@ -93,8 +93,10 @@ pub(crate) fn write_times(
     }
 }
 
-/// A corrected copy's new bytes recorded by their hash, the correction counted.
+/// A corrected copy counted, and its new bytes recorded by their hash (a failure to record
+/// them is the copy's, not the correction's: its times are written).
 fn record_copy(catalog: &mut Catalog, copy: &Path, out: &mut Finished) {
+    out.times_written += 1;
     let recorded = ingest::copy::hash_of(copy)
         .map_err(|e| e.to_string())
         .and_then(|sha| {
@@ -102,8 +104,10 @@ fn record_copy(catalog: &mut Catalog, copy: &Path, out: &mut Finished) {
                 .record_shifted_copy(copy, &sha)
                 .map_err(|e| e.to_string())
         });
-    match recorded {
-        Ok(()) => out.times_written += 1,
-        Err(e) => out.times_not_written.push(e),
+    if let Err(e) = recorded {
+        out.failed.push((
+            copy.to_path_buf(),
+            format!("the corrected copy's hash is not recorded: {e}"),
+        ));
     }
 }

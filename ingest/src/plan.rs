@@ -128,6 +128,10 @@ pub struct Plan {
     pub photos: Vec<PlannedPhoto>,
     /// Folders or files the scan could not read, each with its cause.
     pub unreadable: Vec<String>,
+    /// The card's folder and each drive's (or the folder it is to be made in) as the plan saw
+    /// them: a run refuses drives or a card that are not those any more (unmounted, or another
+    /// in their place, between the plan and the run).
+    pub(crate) seen: Vec<(PathBuf, ingest::Anchor)>,
 }
 
 impl Plan {
@@ -221,7 +225,8 @@ fn strip_suffix(rel: &Path, suffix: &str) -> Option<PathBuf> {
 /// Whether `path` holds exactly the bytes of `source` (sizes first: a hash only when they
 /// agree).
 fn holds_same_bytes(path: &Path, source: &Path, size: u64) -> bool {
-    std::fs::metadata(path).is_ok_and(|m| m.len() == size)
+    // A link there is not a copy (it may lead to the card's own file).
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == size)
         && matches!(
             (ingest::copy::hash_of(path), ingest::copy::hash_of(source)),
             (Ok(a), Ok(b)) if a == b
@@ -323,8 +328,16 @@ pub fn preview(photos: &[Surveyed], pattern: &Pattern, job: &str, n: usize) -> V
 /// not really different from each other and from the card are refused first.
 pub fn plan(options: &Options, catalog: &Catalog, cancel: &AtomicBool) -> Result<Plan, PlanError> {
     check_roots(options)?;
+    let card = ingest::Anchor::of(&options.source)
+        .map_err(|_| PlanError::NotAFolder(options.source.clone()))?;
+    let mut seen = vec![(options.source.clone(), card)];
+    for root in options.roots() {
+        seen.push((root.to_path_buf(), ingest::Anchor::nearest(root)?));
+    }
     let (photos, unreadable) = survey(&options.source, catalog, cancel)?;
-    name_all(photos, unreadable, options, catalog)
+    let mut plan = name_all(photos, unreadable, options, catalog)?;
+    plan.seen = seen;
+    Ok(plan)
 }
 
 fn name_all(
@@ -475,5 +488,6 @@ fn name_all(
     Ok(Plan {
         photos: out,
         unreadable,
+        seen: Vec::new(),
     })
 }

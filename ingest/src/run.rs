@@ -119,6 +119,8 @@ struct Running<'a> {
     started: Instant,
     /// The card's folder as the run found it: None until the drives are held.
     card: Option<ingest::Anchor>,
+    /// Each drive's folder as the run locked it.
+    drives: Vec<ingest::Anchor>,
 }
 
 impl Running<'_> {
@@ -174,7 +176,7 @@ impl Running<'_> {
             Err(e) => {
                 // A file that cannot be read is that photo's failure, unless the card itself
                 // went: then every later one would fail too.
-                let e = self.card_gone().unwrap_or(e);
+                let e = self.drive_gone().or_else(|| self.card_gone()).unwrap_or(e);
                 let stops = matches!(
                     e,
                     IngestError::Cancelled { .. } | IngestError::CardGone { .. }
@@ -186,6 +188,16 @@ impl Running<'_> {
                 }
             }
         }
+    }
+
+    /// A drive that is no longer the folder the run began on: what a failure there says.
+    fn drive_gone(&self) -> Option<IngestError> {
+        self.drives
+            .iter()
+            .find(|d| !d.in_place())
+            .map(|d| IngestError::DriveGone {
+                path: d.path().to_path_buf(),
+            })
     }
 
     /// The card, if it is no longer the folder the run began on (pulled out, or another card
@@ -418,8 +430,24 @@ pub fn run(
         },
         started: Instant::now(),
         card: None,
+        drives: Vec::new(),
     };
     let roots = options.roots();
+    // The card and the drives are still what the plan saw: none unmounted, none another in
+    // its place (a lock must not make a drive's folder on a bare mount point).
+    if let Some(gone) = plan.seen.iter().find_map(|(path, anchor)| {
+        (!anchor.in_place()).then(|| {
+            if *path == options.source {
+                IngestError::CardGone { path: path.clone() }
+            } else {
+                IngestError::DriveGone { path: path.clone() }
+            }
+        })
+    }) {
+        run.outcome.stopped = Some(gone.to_string());
+        run.outcome.elapsed = run.started.elapsed();
+        return run.outcome;
+    }
     let held = match hold_roots(plan, options) {
         Ok(locks) => locks,
         Err(why) => {
@@ -428,7 +456,8 @@ pub fn run(
             return run.outcome;
         }
     };
-    match ingest::Anchor::of(&options.source) {
+    let card_seen = plan.seen.first().map(|(_, anchor)| Ok(anchor.clone()));
+    match card_seen.unwrap_or_else(|| ingest::Anchor::of(&options.source)) {
         Ok(card) => run.card = Some(card),
         Err(_) => {
             let gone = IngestError::CardGone {
@@ -439,6 +468,7 @@ pub fn run(
             return run.outcome;
         }
     }
+    run.drives = held.iter().map(|lock| lock.anchor().clone()).collect();
     let held = &held;
     // Decisions a DarkRoom from before the held table kept on these card files are held
     // against them now, so an upgrade carries them as it would have.

@@ -89,17 +89,10 @@ fn a_decision_a_stopped_run_did_not_carry_is_carried_by_the_next_once() {
 #[test]
 fn a_run_planned_before_another_brought_the_card_in_finds_its_copies() {
     let t = tempfile::tempdir().expect("tempdir");
-    let folder = t.path().join("card/DCIM/100CANON");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    for k in 1..=3 {
-        std::fs::write(
-            folder.join(format!("IMG_{k:04}.JPG")),
-            format!("\u{FF}\u{D8} frame {k} \u{FF}\u{D9}"),
-        )
-        .expect("shot");
-    }
+    let card = small_card(t.path(), 3);
+    let folder = card.join("DCIM/100CANON");
     let work = t.path().join("work");
-    let opts = options(&t.path().join("card"), &work);
+    let opts = options(&card, &work);
     let cancel = AtomicBool::new(false);
     let mut first =
         Catalog::open(&t.path().join("catalog.sqlite"), SidecarNaming::default()).expect("open");
@@ -148,5 +141,74 @@ fn a_run_planned_before_another_brought_the_card_in_finds_its_copies() {
     assert_eq!(
         std::fs::read(work.join("gig_004.JPG")).expect("theirs"),
         b"another program's"
+    );
+}
+
+/// A card of `n` small frames in `t/card`, `IMG_0001.JPG` on.
+fn small_card(t: &Path, n: usize) -> PathBuf {
+    let folder = t.join("card/DCIM/100CANON");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for k in 1..=n {
+        std::fs::write(
+            folder.join(format!("IMG_{k:04}.JPG")),
+            format!("\u{FF}\u{D8} frame {k} \u{FF}\u{D9}"),
+        )
+        .expect("shot");
+    }
+    t.join("card")
+}
+
+/// The drive unmounted between the plan and "Copy and verify" (its path now the bare mount
+/// point): the run refuses before a byte is written, and writes nothing there — not even the
+/// lock. A link under a planned name to the card's own file is never taken for a copy.
+#[cfg(unix)]
+#[test]
+fn a_drive_gone_since_the_plan_is_refused_and_a_link_is_not_a_copy() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let card = small_card(t.path(), 2);
+    let work = t.path().join("work");
+    std::fs::create_dir_all(&work).expect("the drive");
+    let opts = options(&card, &work);
+    let cancel = AtomicBool::new(false);
+    let mut catalog =
+        Catalog::open(&t.path().join("catalog.sqlite"), SidecarNaming::default()).expect("open");
+    let planned = plan(&opts, &catalog, &cancel).expect("plan");
+    std::fs::rename(&work, t.path().join("unmounted")).expect("unmount");
+    std::fs::create_dir(&work).expect("the bare mount point");
+    let outcome = run(&planned, &opts, &mut catalog, &cancel, &mut |_| {});
+    assert_eq!(
+        outcome.stopped,
+        Some(format!(
+            "the drive is no longer there (unmounted, unplugged, or another in its place): {}",
+            work.display()
+        ))
+    );
+    assert_eq!(
+        std::fs::read_dir(&work).expect("bare").count(),
+        0,
+        "nothing on the bare mount point"
+    );
+
+    // Planned again on the folder there now; then a link to the card's file takes a name.
+    let planned = plan(&opts, &catalog, &cancel).expect("plan");
+    let shot = card.join("DCIM/100CANON/IMG_0001.JPG");
+    std::os::unix::fs::symlink(&shot, work.join("gig_001.JPG")).expect("link");
+    let outcome = run(&planned, &opts, &mut catalog, &cancel, &mut |_| {});
+    assert_eq!(outcome.failed.len(), 1, "{outcome:?}");
+    assert!(
+        outcome.failed[0].1.contains("is not a copy of its own"),
+        "{outcome:?}"
+    );
+    assert!(
+        work.join("gig_001.JPG")
+            .symlink_metadata()
+            .expect("there")
+            .file_type()
+            .is_symlink(),
+        "left as it is"
+    );
+    assert_eq!(
+        std::fs::read(work.join("gig_002.JPG")).expect("the other photo"),
+        std::fs::read(card.join("DCIM/100CANON/IMG_0002.JPG")).expect("card")
     );
 }

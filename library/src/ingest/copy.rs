@@ -502,10 +502,26 @@ fn crc_of(file: &mut File, path: &Path) -> Result<u32, IngestError> {
 /// the copy that is gone or differs; nothing is changed.
 pub fn confirm_landed(source: &Path, dests: &[PathBuf]) -> Result<Copied, IngestError> {
     let sha256 = hash_of(source)?;
-    let bytes = std::fs::metadata(source)
-        .map_err(io("cannot read the photo", source))?
-        .len();
+    let meta = std::fs::metadata(source).map_err(io("cannot read the photo", source))?;
+    let bytes = meta.len();
+    // A copy is a file of its own on its own drive: not a link (to the card's file, or to the
+    // other drive's copy), not the card's file or another drive's copy reached another way.
+    let mut seen = vec![file_id(&meta)];
     for d in dests {
+        let not_a_copy = |reason: &str| IngestError::Io {
+            what: "the file under the copy's name is not a copy of its own (left as it is)",
+            reason: reason.to_owned(),
+            path: d.clone(),
+        };
+        let m = std::fs::symlink_metadata(d).map_err(io("cannot read the copy back", d))?;
+        if !m.is_file() {
+            return Err(not_a_copy("a link or not a file"));
+        }
+        let id = file_id(&m);
+        if id.is_some() && seen.contains(&id) {
+            return Err(not_a_copy("the card's file or another drive's copy"));
+        }
+        seen.push(id);
         let found = hash_of(d)?;
         if found != sha256 {
             return Err(IngestError::Io {
@@ -514,7 +530,11 @@ pub fn confirm_landed(source: &Path, dests: &[PathBuf]) -> Result<Copied, Ingest
                 path: d.clone(),
             });
         }
-        File::open(d)
+        // Windows flushes only through a handle that may write.
+        File::options()
+            .read(true)
+            .write(cfg!(windows))
+            .open(d)
             .and_then(|f| f.sync_all())
             .map_err(io("cannot flush the copy to disk", d))?;
         if let Some(dir) = d.parent() {
@@ -522,6 +542,18 @@ pub fn confirm_landed(source: &Path, dests: &[PathBuf]) -> Result<Copied, Ingest
         }
     }
     Ok(Copied { sha256, bytes })
+}
+
+/// A file's device and inode, where the system gives them: one file reached by two paths.
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
 /// A file's sha256 (a photo's on the card, or a copy's).
@@ -579,8 +611,10 @@ fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
         match renameat_with(CWD, part, CWD, dest, RenameFlags::NOREPLACE) {
             Ok(()) => return Ok(()),
             Err(Errno::EXIST) => return Err(exists()),
-            // Not offered by this file system: the hard link below.
-            Err(Errno::INVAL | Errno::NOSYS | Errno::OPNOTSUPP) => {}
+            // Not offered by this file system (macOS says ENOTSUP, Linux EINVAL): the hard
+            // link below.
+            Err(e)
+                if [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) => {}
             Err(e) => return Err(io("cannot name the copy", dest)(e.into())),
         }
     }

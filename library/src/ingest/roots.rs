@@ -232,6 +232,26 @@ impl Anchor {
         })
     }
 
+    /// The folder at `path`, or where it is still to be made, the nearest folder above it
+    /// that exists (a drive's root folder made by the run: the drive's folder it goes in).
+    pub fn nearest(path: &Path) -> Result<Anchor, RootsError> {
+        let abs = std::path::absolute(path).map_err(|source| RootsError::Unreadable {
+            source,
+            path: path.to_path_buf(),
+        })?;
+        let mut last = None;
+        for level in abs.ancestors() {
+            match Anchor::of(level) {
+                Ok(anchor) => return Ok(anchor),
+                Err(e) => last = Some(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| RootsError::Unreadable {
+            source: std::io::Error::new(std::io::ErrorKind::NotFound, "no part of it exists"),
+            path: path.to_path_buf(),
+        }))
+    }
+
     /// Whether the path still names the folder it named when this was made.
     pub fn in_place(&self) -> bool {
         identity(&self.path).is_ok_and(|id| id == self.identity)
@@ -261,6 +281,11 @@ impl RootLock {
 
     pub fn root(&self) -> &Path {
         self.root.path()
+    }
+
+    /// The root's folder as it was locked.
+    pub fn anchor(&self) -> &Anchor {
+        &self.root
     }
 }
 

@@ -71,7 +71,7 @@ fn stop_ingest_ui(
             });
             ui.label("DarkRoom closes when the file being copied is done.");
             // A card that stopped answering never finishes its file: closing must not wait on it.
-            ui.label("If the card has stopped answering, close now: what was copied stays, and the next ingest finishes the rest.");
+            ui.label("If the card has stopped answering, close now: the photos already verified stay, and the next ingest finishes the rest.");
             if ui.button("Close now").clicked() {
                 intents.push(Intent::CloseWithoutTheCopy);
             }
