@@ -127,19 +127,25 @@ impl FakeGpu {
         }
     }
 
-    /// Called in the probe worker around each timed run; returns whether to skip the real
-    /// CPU run. A fast GPU takes a millisecond; a slow one does the CPU's work and then some.
+    /// Called in the probe worker before each timed run; returns whether to skip the real
+    /// CPU run. A fast GPU takes a millisecond; a slow one does the CPU's work and then some
+    /// ([`FakeGpu::after_run`]).
     pub fn timed_run(&self) -> bool {
         match self.probe {
             FakeProbe::Fast => {
                 std::thread::sleep(Duration::from_millis(1));
                 true
             }
-            FakeProbe::Slow => {
-                std::thread::sleep(Duration::from_millis(50));
-                false
-            }
             _ => false,
+        }
+    }
+
+    /// Called after each timed run that did the CPU's work, `took` long. A slow GPU takes three
+    /// times that at least (and 50 ms more): slower than the CPU floor on a machine busy
+    /// enough to slow one CPU measurement and not the other, not only on a quiet one.
+    pub fn after_run(&self, took: Duration) {
+        if self.probe == FakeProbe::Slow {
+            std::thread::sleep(took * 2 + Duration::from_millis(50));
         }
     }
 

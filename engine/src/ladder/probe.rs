@@ -331,6 +331,9 @@ pub fn serve(
                 let skip_real = simulated.is_some_and(|f| f.timed_run());
                 if !skip_real {
                     session.run(&input).map_err(|e| e.to_string())?;
+                    if let Some(f) = simulated {
+                        f.after_run(t.elapsed());
+                    }
                 }
                 runs_ms.push(ms(t));
             }
