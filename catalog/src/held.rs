@@ -214,17 +214,18 @@ impl Catalog {
         let Some(stamp) = FileStamp::of(photo)? else {
             return Ok(());
         };
-        if !self.holds(photo) {
-            return Ok(());
-        }
         // What is held for this very file goes, under whatever time it was held (a card read
-        // through another time zone since): the decision made now replaces it, or clears it.
+        // through another time zone since): the decision made now replaces it, clears it, or
+        // (written to the card, as Settings may say) is in the card's sidecar instead.
         let file = CardFile {
             source: photo,
             stamp,
         };
         for (_, _, was) in self.held_entries(&file)? {
             self.delete_held(photo, &was)?;
+        }
+        if !self.holds(photo) {
+            return Ok(());
         }
         if *decision == Decision::default() {
             return Ok(());
@@ -545,6 +546,35 @@ mod tests {
         );
         assert!(!a.same_file(&moved(24 * hour)), "a day later");
         assert!(!a.same_file(&FileStamp { size: 101, ..a }));
+    }
+
+    /// With Settings' "Camera cards" on, a decision goes into the card's sidecar: what was held
+    /// for the file before goes, so the ingest never carries the older decision over it.
+    #[test]
+    fn a_decision_written_to_the_card_replaces_what_was_held() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let photo = t.path().join("card/DCIM/100CANON/IMG_0001.JPG");
+        std::fs::create_dir_all(photo.parent().expect("dir")).expect("mkdir");
+        shoot_again(&photo, b"the frame", 1_700_000_000);
+        let mut c =
+            Catalog::open(&t.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
+        c.decide(&photo, &reject()).expect("held");
+        assert_eq!(c.held_count().expect("count"), 1);
+        c.set_write_to_cards(true);
+        let pick = Decision {
+            flag: crate::Flag::Pick,
+            ..Decision::default()
+        };
+        c.decide(&photo, &pick).expect("written to the card");
+        assert_eq!(
+            crate::sidecar::read(&photo, SidecarNaming::default()).expect("read"),
+            Some(pick)
+        );
+        assert_eq!(
+            c.held_count().expect("count"),
+            0,
+            "the reject is not held any more"
+        );
     }
 
     /// A camera whose RAWs are all one size (uncompressed), formatted and shot again exactly an

@@ -73,7 +73,7 @@ pub(crate) fn write_times(
                 }
             }
             match ingest::retime::shift_from(&f.copy, f.source, offset) {
-                Ok(_) => record_copy(catalog, &f.copy, out),
+                Ok(_) => record_copy(catalog, f, out),
                 Err(e) => out.times_not_written.push(e.to_string()),
             }
             continue;
@@ -83,7 +83,7 @@ pub(crate) fn write_times(
             continue;
         }
         match ingest::retime::shift_from(&f.copy, f.source, offset) {
-            Ok(_) => record_copy(catalog, &f.copy, out),
+            Ok(_) => record_copy(catalog, f, out),
             Err(e) => {
                 // Not written: the copy carries no correction, and the index adds it.
                 let _ = catalog.forget_shifted(&f.copy);
@@ -95,8 +95,9 @@ pub(crate) fn write_times(
 
 /// A corrected copy counted, and its new bytes recorded by their hash (a failure to record
 /// them is the copy's, not the correction's: its times are written).
-fn record_copy(catalog: &mut Catalog, copy: &Path, out: &mut Finished) {
+fn record_copy(catalog: &mut Catalog, file: &InCopy<'_>, out: &mut Finished) {
     out.times_written += 1;
+    let copy = &file.copy;
     let recorded = ingest::copy::hash_of(copy)
         .map_err(|e| e.to_string())
         .and_then(|sha| {
@@ -106,7 +107,7 @@ fn record_copy(catalog: &mut Catalog, copy: &Path, out: &mut Finished) {
         });
     if let Err(e) = recorded {
         out.failed.push((
-            copy.to_path_buf(),
+            file.source.to_path_buf(),
             format!("the corrected copy's hash is not recorded: {e}"),
         ));
     }

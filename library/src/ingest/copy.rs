@@ -530,13 +530,17 @@ pub fn confirm_landed(source: &Path, dests: &[PathBuf]) -> Result<Copied, Ingest
                 path: d.clone(),
             });
         }
-        // Windows flushes only through a handle that may write.
+        // Windows flushes only through a handle that may write. A file that cannot be opened
+        // so (read-only, or held by another program) is this photo's failure, not the drive's.
         File::options()
             .read(true)
             .write(cfg!(windows))
             .open(d)
             .and_then(|f| f.sync_all())
-            .map_err(io("cannot flush the copy to disk", d))?;
+            .map_err(io(
+                "the file under the copy's name cannot be flushed to disk",
+                d,
+            ))?;
         if let Some(dir) = d.parent() {
             sync_dir(dir)?;
         }
