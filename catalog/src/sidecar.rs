@@ -35,15 +35,23 @@ impl SidecarNaming {
     }
 }
 
+/// The most a sidecar may hold: XMP packets are kilobytes (one with a preview in it, a few
+/// megabytes); anything larger is not a sidecar to merge into.
+const SIDECAR_CAP: u64 = 16 << 20;
+
 fn read_text(path: &Path) -> Result<Option<String>, CatalogError> {
-    match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes)
-            .map(Some)
-            .map_err(|_| CatalogError::MalformedXmp {
-                reason: "not UTF-8".to_owned(),
-                path: path.to_path_buf(),
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+    // Only a regular file: a FIFO under a sidecar's name would hang this thread, and with it
+    // every later decision (a pending sidecar is written again at every start).
+    match darkroom_library::regular::read_capped(path, SIDECAR_CAP) {
+        Ok(Some(bytes)) => {
+            String::from_utf8(bytes)
+                .map(Some)
+                .map_err(|_| CatalogError::MalformedXmp {
+                    reason: "not UTF-8".to_owned(),
+                    path: path.to_path_buf(),
+                })
+        }
+        Ok(None) => Ok(None),
         Err(source) => Err(CatalogError::Io {
             what: "cannot read sidecar",
             source,

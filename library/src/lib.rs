@@ -18,6 +18,7 @@ pub mod ingest;
 pub mod jpeg;
 pub mod jpeg_dc;
 pub mod preview;
+pub mod regular;
 pub mod scan;
 pub mod sidecars;
 pub mod thumbs;

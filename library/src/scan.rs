@@ -99,6 +99,15 @@ pub fn scan(root: &Path, cancel: &AtomicBool, emit: &mut dyn FnMut(ScanEvent) ->
             // Follows symlinks: a linked folder is scanned, a dangling link reported.
             match std::fs::metadata(&path) {
                 Ok(m) if m.is_dir() => subdirs.push(path),
+                // A pipe or a device named like a photo (a FIFO, a link to /dev/zero) would
+                // block or never end every reader: it is said, never read.
+                Ok(m) if !m.is_file() && (formats::is_raw(&path) || formats::is_raster(&path)) => {
+                    let e =
+                        std::io::Error::other("not a regular file (a pipe, a socket or a device)");
+                    if !problem(emit, "cannot read", &path, &e) {
+                        return;
+                    }
+                }
                 Ok(_) if formats::is_raw(&path) || formats::is_raster(&path) => {
                     let stem = path
                         .file_stem()

@@ -659,3 +659,90 @@ fn the_facts_beside_the_photo_match_exiftool() {
         missing.join("\n")
     );
 }
+
+/// A pipe and a device named like photos (`mkfifo fifo.jpg`, `ln -s /dev/zero zero.jpg`)
+/// beside a real one: `darkroom thumbnails` ends, makes the real one's thumbnail, and says of
+/// each of the others that it is not a regular file — it never opens them. (Before, the scan's
+/// workers waited on the pipe for ever.)
+#[cfg(unix)]
+#[test]
+fn a_pipe_or_a_device_named_like_a_photo_is_said_and_never_read() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(crate::support::photo("rocket.jpg"), folder.join("real.jpg")).expect("copy");
+    let made = std::process::Command::new("mkfifo")
+        .arg(folder.join("fifo.jpg"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    std::os::unix::fs::symlink("/dev/zero", folder.join("zero.jpg")).expect("link");
+    let said = thumbnails_cli(&folder, &dir.path().join("data"));
+    assert!(said["real.jpg"].starts_with("thumbnail "), "{said:#?}");
+    assert!(!said["real.jpg"].contains("error"), "{said:#?}");
+    for odd in ["fifo.jpg", "zero.jpg"] {
+        assert!(
+            said[odd].starts_with("scan error: ")
+                && said[odd].contains("not a regular file (a pipe, a socket or a device)"),
+            "{odd}: {said:#?}"
+        );
+    }
+}
+
+/// A sidecar that is a FIFO (`mkfifo IMG_0001.jpg.xmp`): `darkroom decide --pick` says it
+/// cannot read it and returns; a decision on another photo with the same catalog (which writes
+/// the pending sidecar again first) returns too. (Before, both waited for ever.)
+#[cfg(unix)]
+#[test]
+fn a_sidecar_that_is_a_pipe_fails_its_photo_and_hangs_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for name in ["IMG_0001.jpg", "IMG_0002.jpg"] {
+        std::fs::copy(crate::support::photo("rocket.jpg"), folder.join(name)).expect("copy");
+    }
+    let made = std::process::Command::new("mkfifo")
+        .arg(folder.join("IMG_0001.jpg.xmp"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    let data = dir.path().join("data");
+    let decide = |photo: &str, flag: &str| {
+        let mut child = darkroom(&data)
+            .args(["decide", flag])
+            .arg(folder.join(photo))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("darkroom starts");
+        // A hang is the outcome under test: a decision takes well under a second. (Its report
+        // is a few lines: the pipes never fill while it runs.)
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("darkroom decide {flag} {photo} hung");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut said = String::new();
+        if let Some(mut o) = child.stdout.take() {
+            let _ = std::io::Read::read_to_string(&mut o, &mut said);
+        }
+        if let Some(mut e) = child.stderr.take() {
+            let _ = std::io::Read::read_to_string(&mut e, &mut said);
+        }
+        (status, said)
+    };
+    let (_, said) = decide("IMG_0001.jpg", "--pick");
+    assert!(
+        said.contains("not a regular file (a pipe, a socket or a device)"),
+        "{said}"
+    );
+    let (status, said) = decide("IMG_0002.jpg", "--reject");
+    assert!(status.success(), "{said}");
+    assert!(folder.join("IMG_0002.jpg.xmp").is_file(), "{said}");
+}
