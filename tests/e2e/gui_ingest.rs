@@ -431,21 +431,25 @@ fn commanded(h: &Harness<'static, DarkRoom>, c: egui::ViewportCommand) -> bool {
         .is_some_and(|v| v.commands.contains(&c))
 }
 
-/// A card of 30 photos whose 10th has a RAW (4 KB, read by the plan) and a JPEG that is a
-/// FIFO: the copy, reaching it, waits until the test writes to it — a card that stopped
-/// answering, or one that answers only when the test says so.
+/// A card of `n` photos whose `at`th has a RAW (4 KB, read by the plan) beside its JPEG, the
+/// gate: [`shut`] makes the JPEG a FIFO, which the copy, reaching it, waits on until the test
+/// writes to it — a card that stopped answering, or one that answers when the test says so.
 fn card_with_a_gate(dir: &Path, n: usize, at: usize) -> (PathBuf, PathBuf) {
     let card = big_card(dir, n);
     let folder = card.join("DCIM/100TEST");
-    let gate = folder.join(format!("IMG_{at:04}.JPG"));
-    std::fs::remove_file(&gate).expect("rm");
     std::fs::write(folder.join(format!("IMG_{at:04}.CR3")), vec![7u8; 4096]).expect("the RAW");
+    (card, folder.join(format!("IMG_{at:04}.JPG")))
+}
+
+/// The gate becomes a FIFO. The scan never passes a FIFO on, so a test shuts it after the plan
+/// for the copy to wait on it.
+fn shut(gate: &Path) {
+    std::fs::remove_file(gate).expect("rm");
     let made = std::process::Command::new("mkfifo")
-        .arg(&gate)
+        .arg(gate)
         .status()
         .expect("mkfifo runs");
     assert!(made.success());
-    (card, gate)
 }
 
 /// The FIFO `gate` opened to write, once a reader has it open (O_NONBLOCK: the open fails at
@@ -469,8 +473,25 @@ fn a_card_that_stops_answering_does_not_keep_the_window_open() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (card, gate) = card_with_a_gate(dir.path(), 30, 10);
     let work = dir.path().join("work");
+    // Another program's file under the first photo's name: the window asks, the plan made,
+    // before a byte is copied — the moment to shut the gate.
+    std::fs::create_dir_all(&work).expect("mkdir");
+    std::fs::write(work.join("IMG_0001.JPG"), b"another program's").expect("theirs");
     let mut h = copying_in_window(dir.path(), &card, &work);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while h.query_by_label("Leave them on the card").is_none() {
+        assert!(std::time::Instant::now() < deadline, "never asked");
+        h.step();
+    }
+    shut(&gate);
+    // The question takes its size and place first (it is centred on what it holds).
+    h.run_steps(3);
+    h.get_by_label("Leave them on the card").click();
+    h.step();
+    assert!(
+        h.state().windows.ingest.copying(),
+        "answered: the copy runs"
+    );
     // The copy reaches the photo and waits on it (the window keeps taking its reports).
     let stuck = loop {
         if let Some(w) = gate_opened(&gate) {
@@ -500,14 +521,14 @@ fn a_card_that_stops_answering_does_not_keep_the_window_open() {
         h.state().windows.ingest.copying(),
         "closed while the copy was still stuck on the card"
     );
-    // The photos verified before it stay under their names (the first lands alone; the
-    // rest of those before the stuck one wait in a batch).
+    // The photos verified before it stay under their names (the first copied lands alone;
+    // the rest of those before the stuck one wait in a batch).
     let named: Vec<String> = files(&work)
         .into_iter()
         .filter(|n| !n.starts_with('.'))
         .collect();
     assert!(
-        named.contains(&"IMG_0001.JPG".to_owned()) && !named.contains(&"IMG_0010.JPG".to_owned()),
+        named.contains(&"IMG_0002.JPG".to_owned()) && !named.contains(&"IMG_0010.JPG".to_owned()),
         "what landed stays: {named:?}"
     );
     // The card answers at last (its end: the photo reads short, and the copy ends).
@@ -525,6 +546,7 @@ fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     use darkroom_app::gui::state::Closing;
     let dir = tempfile::tempdir().expect("tempdir");
     let (card, gate) = card_with_a_gate(dir.path(), 40, 20);
+    shut(&gate);
     let folder = card.join("DCIM/100TEST");
     let work = dir.path().join("work");
     let mut h = copying_in_window(dir.path(), &card, &work);
