@@ -299,6 +299,26 @@ fn camera_jpegs_capture_time_and_orientation_match_exiftool() {
     );
 }
 
+/// How `child` ended; a hang (past `limit_s`, far beyond what the command takes) is killed
+/// and fails the test naming `what`. For tests whose outcome under test is a hang.
+fn ended_or_hung(
+    child: &mut std::process::Child,
+    limit_s: u64,
+    what: &str,
+) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(limit_s);
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{what} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 /// What `darkroom thumbnails` said of each item, by file name.
 fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
     let cache = data.join("thumbs");
@@ -323,17 +343,11 @@ fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
     };
     let out_reader = read_all(stdout.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
     let err_reader = read_all(stderr.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("darkroom thumbnails hung over {}", dir.display());
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
+    let status = ended_or_hung(
+        &mut child,
+        300,
+        &format!("darkroom thumbnails over {}", dir.display()),
+    );
     let out = std::process::Output {
         status,
         stdout: out_reader.join().expect("stdout"),
@@ -717,17 +731,7 @@ fn a_sidecar_that_is_a_pipe_fails_its_photo_and_hangs_nothing() {
             .expect("darkroom starts");
         // A hang is the outcome under test: a decision takes well under a second. (Its report
         // is a few lines: the pipes never fill while it runs.)
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-        let status = loop {
-            if let Some(status) = child.try_wait().expect("wait") {
-                break status;
-            }
-            if std::time::Instant::now() > deadline {
-                let _ = child.kill();
-                panic!("darkroom decide {flag} {photo} hung");
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        };
+        let status = ended_or_hung(&mut child, 120, &format!("darkroom decide {flag} {photo}"));
         let mut said = String::new();
         if let Some(mut o) = child.stdout.take() {
             let _ = std::io::Read::read_to_string(&mut o, &mut said);
