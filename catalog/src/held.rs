@@ -106,6 +106,13 @@ impl Head {
     }
 }
 
+/// A card file's head, as a caller has it: read already (None: the file is gone), or not.
+#[derive(Debug, Clone, Copy)]
+enum HeadNow {
+    ToRead,
+    Read(Option<Head>),
+}
+
 /// Whether a file recorded as `was` (its stamp, and its head where one was read) is the file
 /// `now`: by size and head where both heads are known, else by [`FileStamp::same_file`].
 fn same_file(
@@ -181,12 +188,16 @@ impl Catalog {
     }
 
     /// Record, for a card photo, that its row's decision belongs to the file there now.
-    pub(crate) fn note_file(&mut self, photo: &Path) -> Result<(), CatalogError> {
+    /// Returns the file's stamp and head as read (None: not a card photo, or gone).
+    pub(crate) fn note_file(
+        &mut self,
+        photo: &Path,
+    ) -> Result<Option<(FileStamp, Option<Head>)>, CatalogError> {
         if !card::on_card(photo) {
-            return Ok(());
+            return Ok(None);
         }
         let Some(stamp) = FileStamp::of(photo)? else {
-            return Ok(());
+            return Ok(None);
         };
         let head = Head::of(photo)?;
         self.conn
@@ -201,7 +212,7 @@ impl Catalog {
                 ],
             )
             .map_err(self.db())?;
-        Ok(())
+        Ok(Some((stamp, head)))
     }
 
     /// A decision made on a card photo whose sidecar is not written there: held against the
@@ -210,8 +221,8 @@ impl Catalog {
         if !card::on_card(photo) {
             return Ok(());
         }
-        self.note_file(photo)?;
-        let Some(stamp) = FileStamp::of(photo)? else {
+        // The file's head is read once, here, for all that follows.
+        let Some((stamp, head)) = self.note_file(photo)? else {
             return Ok(());
         };
         // What is held for this very file goes, under whatever time it was held (a card read
@@ -221,7 +232,7 @@ impl Catalog {
             source: photo,
             stamp,
         };
-        for (_, _, was) in self.held_entries(&file)? {
+        for (_, _, was) in self.held_entries(&file, HeadNow::Read(head))? {
             self.delete_held(photo, &was)?;
         }
         if !self.holds(photo) {
@@ -230,7 +241,6 @@ impl Catalog {
         if *decision == Decision::default() {
             return Ok(());
         }
-        let head = Head::of(photo)?;
         self.conn
             .execute(
                 "INSERT INTO held (source, size, mtime_ns, flag, stars, label, at, head)
@@ -291,16 +301,17 @@ impl Catalog {
         &self,
         file: &CardFile<'_>,
     ) -> Result<Option<(Decision, i64, FileStamp)>, CatalogError> {
-        Ok(self.held_entries(file)?.into_iter().next())
+        Ok(self.held_entries(file, HeadNow::ToRead)?.into_iter().next())
     }
 
     /// The decisions held for a file: made on that very file (the same path, size and head —
     /// or, held before heads were recorded, [`FileStamp::same_file`]), the latest first, each
     /// with the moment it was made (seconds) and the stamp it is held under. The card file's
-    /// head is read only when a held decision has one.
+    /// head (`head`, where the caller read it already) is read only when a held decision has one.
     fn held_entries(
         &self,
         file: &CardFile<'_>,
+        head: HeadNow,
     ) -> Result<Vec<(Decision, i64, FileStamp)>, CatalogError> {
         type Row = (Decision, i64, FileStamp, Option<Head>);
         let rows: Vec<Row> = {
@@ -329,7 +340,10 @@ impl Catalog {
             .collect::<Result<_, _>>()
             .map_err(self.db())?
         };
-        let mut head_now: Option<Option<Head>> = None;
+        let mut head_now = match head {
+            HeadNow::Read(h) => Some(h),
+            HeadNow::ToRead => None,
+        };
         let mut out = Vec::new();
         for (decision, at, stamp, head) in rows {
             let now = || match head_now {
@@ -351,7 +365,7 @@ impl Catalog {
     /// The held decision is in the copy: it is retired, and the card's row no longer waits
     /// for a sidecar on the card.
     pub fn retire_held(&mut self, file: &CardFile<'_>) -> Result<(), CatalogError> {
-        for (_, _, stamp) in self.held_entries(file)? {
+        for (_, _, stamp) in self.held_entries(file, HeadNow::ToRead)? {
             self.delete_held(file.source, &stamp)?;
             self.conn
                 .execute(

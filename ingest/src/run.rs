@@ -192,12 +192,7 @@ impl Running<'_> {
 
     /// A drive that is no longer the folder the run began on: what a failure there says.
     fn drive_gone(&self) -> Option<IngestError> {
-        self.drives
-            .iter()
-            .find(|d| !d.in_place())
-            .map(|d| IngestError::DriveGone {
-                path: d.path().to_path_buf(),
-            })
+        gone_drive(&self.drives)
     }
 
     /// The card, if it is no longer the folder the run began on (pulled out, or another card
@@ -300,12 +295,13 @@ fn finish_photo(
 const BATCH_BYTES: u64 = 256 << 20;
 const BATCH_FILES: usize = 64;
 
-/// The first drive held that is no longer the folder it was when the run began.
-fn gone_drive(held: &[ingest::RootLock]) -> Option<IngestError> {
-    held.iter()
-        .find(|lock| !lock.in_place())
-        .map(|lock| IngestError::DriveGone {
-            path: lock.root().to_path_buf(),
+/// The first drive that is no longer the folder it was when the run locked it.
+fn gone_drive(drives: &[ingest::Anchor]) -> Option<IngestError> {
+    drives
+        .iter()
+        .find(|d| !d.in_place())
+        .map(|d| IngestError::DriveGone {
+            path: d.path().to_path_buf(),
         })
 }
 
@@ -315,10 +311,10 @@ fn gone_drive(held: &[ingest::RootLock]) -> Option<IngestError> {
 /// bare mount point on another disk).
 fn finish_batch(
     batch: Vec<(usize, usize, ingest::Written)>,
-    held: &[ingest::RootLock],
+    drives: &[ingest::Anchor],
 ) -> Vec<FileResult> {
     let mut results = Vec::with_capacity(batch.len());
-    if let Some(gone) = gone_drive(held) {
+    if let Some(gone) = gone_drive(drives) {
         // Dropped, each Written removes its temporaries where the path still reaches them;
         // the next run, holding the drive again, sweeps the rest.
         for (p, f, _) in batch {
@@ -352,7 +348,7 @@ fn finish_batch(
     let synced = dirs
         .iter()
         .try_for_each(|d| ingest::copy::sync_dir(d))
-        .and_then(|()| gone_drive(held).map_or(Ok(()), Err));
+        .and_then(|()| gone_drive(drives).map_or(Ok(()), Err));
     for (p, f, copied) in named {
         report(p, f, synced.clone().map(|()| copied));
     }
@@ -469,7 +465,8 @@ pub fn run(
         }
     }
     run.drives = held.iter().map(|lock| lock.anchor().clone()).collect();
-    let held = &held;
+    // The finisher's own copy: `run` is the producer's.
+    let drives = &run.drives.clone();
     // Decisions a DarkRoom from before the held table kept on these card files are held
     // against them now, so an upgrade carries them as it would have.
     for photo in &plan.photos {
@@ -512,7 +509,7 @@ pub fn run(
         let (finished_tx, finished) = std::sync::mpsc::channel();
         s.spawn(move || {
             for batch in jobs {
-                let _ = finished_tx.send(finish_batch(batch, held));
+                let _ = finished_tx.send(finish_batch(batch, drives));
             }
         });
         let mut batch: Batch = Vec::new();
@@ -534,7 +531,7 @@ pub fn run(
                 }
                 // Nothing is written past a drive that left or a card that was pulled: the
                 // next run, with both back, finishes from the journal.
-                if let Some(gone) = gone_drive(held).or_else(|| run.card_gone()) {
+                if let Some(gone) = run.drive_gone().or_else(|| run.card_gone()) {
                     run.stop(p, gone.to_string());
                     break 'photos;
                 }
@@ -575,7 +572,7 @@ pub fn run(
                             batch_bytes = 0;
                             if let Err(back) = to_finish.send(std::mem::take(&mut batch)) {
                                 // The finisher is gone (it panicked): finish here.
-                                run.batch_done(finish_batch(back.0, held));
+                                run.batch_done(finish_batch(back.0, drives));
                             }
                         }
                     }
@@ -589,7 +586,7 @@ pub fn run(
         if !batch.is_empty()
             && let Err(back) = to_finish.send(std::mem::take(&mut batch))
         {
-            run.batch_done(finish_batch(back.0, held));
+            run.batch_done(finish_batch(back.0, drives));
         }
         drop(to_finish);
         for results in finished {

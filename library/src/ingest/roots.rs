@@ -273,17 +273,12 @@ pub struct RootLock {
 }
 
 impl RootLock {
-    /// Whether the root is still the folder this run locked (its drive not unmounted or
-    /// replaced since): a copy is counted only while it is.
-    pub fn in_place(&self) -> bool {
-        self.root.in_place() && still_there(&self.file, &self.path)
-    }
-
     pub fn root(&self) -> &Path {
         self.root.path()
     }
 
-    /// The root's folder as it was locked.
+    /// The root's folder as it was locked: a copy is counted only while it is still in place
+    /// (its drive not unmounted or replaced since).
     pub fn anchor(&self) -> &Anchor {
         &self.root
     }
@@ -452,11 +447,14 @@ mod tests {
         let root = t.path().join("photos");
         let held = lock(&root, "a run").expect("held");
         let anchor = Anchor::of(&root).expect("anchor");
-        assert!(held.in_place() && anchor.in_place());
+        assert!(held.anchor().in_place() && anchor.in_place());
         // What an unmount leaves: the path names another folder (the bare mount point).
         std::fs::rename(&root, t.path().join("elsewhere")).expect("rename");
         std::fs::create_dir(&root).expect("the bare mount point");
-        assert!(!held.in_place(), "the drive's folder is not the one locked");
+        assert!(
+            !held.anchor().in_place(),
+            "the drive's folder is not the one locked"
+        );
         assert!(!anchor.in_place());
         std::fs::remove_dir(&root).expect("rm");
         assert!(!anchor.in_place(), "nothing there");
