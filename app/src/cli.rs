@@ -119,6 +119,9 @@ pub enum Command {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    for problem in darkroom_engine::paths::make_private() {
+        eprintln!("darkroom: {problem}");
+    }
     let Some(command) = cli.command else {
         return crate::gui::run(cli.folder, cli.report_first_frame);
     };

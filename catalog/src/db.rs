@@ -311,6 +311,33 @@ pub(crate) fn decision_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<
     })
 }
 
+/// How the catalog's commits are journalled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Journal {
+    /// The write-ahead log: readers never block the writer.
+    Wal,
+    /// The rollback journal, for a catalog on a network file system: WAL needs memory shared
+    /// between the processes that open the file, which NFS and SMB cannot give (SQLite's own
+    /// advice), and a catalog there would be corrupted or refuse to open.
+    Rollback,
+}
+
+impl Journal {
+    fn mode(self) -> &'static str {
+        match self {
+            Journal::Wal => "WAL",
+            Journal::Rollback => "DELETE",
+        }
+    }
+}
+
+fn journal_for(path: &Path) -> Journal {
+    match darkroom_library::volume::remote_kind(path) {
+        Some(_) => Journal::Rollback,
+        None => Journal::Wal,
+    }
+}
+
 pub(crate) fn now_s() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -321,21 +348,39 @@ pub(crate) fn now_s() -> i64 {
 impl Catalog {
     /// Open (creating if needed) the catalog at `path`.
     pub fn open(path: &Path, naming: SidecarNaming) -> Result<Self, CatalogError> {
+        Self::open_with(path, naming, journal_for(path))
+    }
+
+    fn open_with(
+        path: &Path,
+        naming: SidecarNaming,
+        journal: Journal,
+    ) -> Result<Self, CatalogError> {
         let db = |source| CatalogError::Db {
             source,
             path: path.to_path_buf(),
         };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| CatalogError::Io {
-                what: "cannot create the catalog's directory",
-                source,
-                path: dir.to_path_buf(),
+        // Private from the start: people's names and faces are in it.
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            darkroom_library::durable::create_private_dir_all(dir).map_err(|source| {
+                CatalogError::Io {
+                    what: "cannot create the catalog's directory",
+                    source,
+                    path: dir.to_path_buf(),
+                }
             })?;
         }
+        darkroom_library::durable::create_private_file(path).map_err(|source| {
+            CatalogError::Io {
+                what: "cannot create the catalog",
+                source,
+                path: path.to_path_buf(),
+            }
+        })?;
         let mut conn = Connection::open(path).map_err(db)?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(db)?;
         // WAL + FULL: a commit that returned is on disk; readers never block the writer.
-        conn.pragma_update(None, "journal_mode", "WAL")
+        conn.pragma_update(None, "journal_mode", journal.mode())
             .map_err(db)?;
         conn.pragma_update(None, "synchronous", "FULL")
             .map_err(db)?;
@@ -835,6 +880,54 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+
+    /// A catalog on a network file system journals without WAL, and works as on a local disk:
+    /// a decision recorded, read back by a reader, no write-ahead log or shared memory made.
+    #[test]
+    fn a_catalog_journalled_for_a_network_file_system_has_no_wal_and_works() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("catalog.sqlite");
+        let photo = dir.path().join("a.jpg");
+        std::fs::write(&photo, b"not read").expect("photo");
+        let mut catalog =
+            Catalog::open_with(&path, SidecarNaming::default(), Journal::Rollback).expect("open");
+        let pick = Decision {
+            flag: crate::Flag::Pick,
+            ..Decision::default()
+        };
+        catalog.decide(&photo, &pick).expect("decided");
+        let reader = Catalog::open_read_only(&path).expect("read").expect("made");
+        assert_eq!(reader.decision(&photo).expect("read"), Some(pick));
+        for side in ["catalog.sqlite-wal", "catalog.sqlite-shm"] {
+            assert!(!dir.path().join(side).exists(), "{side}");
+        }
+        let mode: String = catalog
+            .conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
+            .expect("mode");
+        assert_eq!(mode, "delete");
+        assert_eq!(
+            journal_for(&path),
+            Journal::Wal,
+            "a temporary folder is local"
+        );
+    }
+
+    /// People's names and faces are in the catalog: its file, its log and a folder made for
+    /// it are this user's only.
+    #[cfg(unix)]
+    #[test]
+    fn a_new_catalog_and_its_folder_are_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("data/catalog.sqlite");
+        let catalog = Catalog::open(&path, SidecarNaming::default()).expect("open");
+        let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&dir.path().join("data/catalog.sqlite-wal")), 0o600);
+        assert_eq!(mode(&dir.path().join("data")), 0o700);
+        drop(catalog);
+    }
 
     #[test]
     fn a_reader_before_the_catalog_is_made_reads_nothing_recorded() {

@@ -2,7 +2,6 @@
 //! rename, fsync the directory), merging into whatever another tool wrote there.
 
 use std::ffi::OsString;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -42,7 +41,7 @@ const SIDECAR_CAP: u64 = 16 << 20;
 fn read_text(path: &Path) -> Result<Option<String>, CatalogError> {
     // Only a regular file: a FIFO under a sidecar's name would hang this thread, and with it
     // every later decision (a pending sidecar is written again at every start).
-    match darkroom_library::regular::read_capped(path, SIDECAR_CAP) {
+    match darkroom_library::regular::read_capped(path, SIDECAR_CAP, "a sidecar") {
         Ok(Some(bytes)) => {
             String::from_utf8(bytes)
                 .map(Some)
@@ -212,23 +211,10 @@ fn write_one(
 }
 
 /// Readers see the old file or the new one, never a mixture, and the new one survives a power
-/// cut once its folder is flushed ([`DirSync::finish`]).
+/// cut once its folder is flushed ([`DirSync::finish`]); the sidecar keeps its mode, and one
+/// that is a link is refused ([`darkroom_library::durable::replace_file`]).
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let mut tmp_name = OsString::from(".");
-    tmp_name.push(path.file_name().unwrap_or_default());
-    tmp_name.push(format!(".darkroom-{}", std::process::id()));
-    let tmp = dir.join(tmp_name);
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    darkroom_library::durable::replace_file(path, bytes)
 }
 
 #[cfg(test)]

@@ -155,8 +155,44 @@ fn set(fields: &mut Fields, field: Field, value: String) {
     *slot = Some(value);
 }
 
+/// Attributes one element may have, and namespace declarations one packet may make: real
+/// sidecars have a few hundred and a few dozen. More is refused, in time linear in the packet:
+/// each attribute is compared with the others of its element, and each name resolved against
+/// every declaration in scope, so a hostile packet of 100,000 would take hours.
+const MAX_ATTRIBUTES: usize = 4096;
+const MAX_DECLARATIONS: usize = 256;
+
+/// What a packet has used of its limits so far.
+#[derive(Default)]
+struct Limits {
+    declarations: usize,
+}
+
+impl Limits {
+    fn check(&mut self, element: &BytesStart<'_>) -> Result<(), String> {
+        for (n, attr) in element.attributes().with_checks(false).enumerate() {
+            if n >= MAX_ATTRIBUTES {
+                return Err(format!(
+                    "an element has more than {MAX_ATTRIBUTES} attributes"
+                ));
+            }
+            let Ok(attr) = attr else { continue };
+            let key = attr.key.as_ref();
+            if key == b"xmlns" || key.starts_with(b"xmlns:") {
+                self.declarations += 1;
+                if self.declarations > MAX_DECLARATIONS {
+                    return Err(format!(
+                        "more than {MAX_DECLARATIONS} namespace declarations"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Read the decision fields from a packet. Errors on anything that is not well-formed XML with
-/// an `rdf:Description`.
+/// an `rdf:Description`, or that is past the [`Limits`].
 pub fn read(text: &str) -> Result<Fields, String> {
     let mut reader = NsReader::from_str(text);
     let mut fields = Fields::default();
@@ -166,10 +202,12 @@ pub fn read(text: &str) -> Result<Fields, String> {
     let mut capture: Option<(Field, String, usize)> = None;
     // Elements open: the reader does not mind a packet that ends inside one; we do.
     let mut open = 0usize;
+    let mut limits = Limits::default();
     loop {
         let (ns, event) = reader.read_resolved_event().map_err(|e| e.to_string())?;
         match event {
             Event::Start(ref e) | Event::Empty(ref e) => {
+                limits.check(e)?;
                 let is_empty = matches!(event, Event::Empty(_));
                 if !is_empty {
                     open += 1;
@@ -966,6 +1004,33 @@ mod tests {
         d.stars = 3;
         let merged = merge(&text, &d, SidecarWords::default()).expect("merges");
         assert!(merged.contains(r#"xmp:Label="Approved""#), "{merged}");
+    }
+
+    #[test]
+    fn packets_of_hostile_sizes_are_refused_with_a_reason() {
+        let decision = decision(Flag::Pick, 0, None);
+        let words = SidecarWords::default();
+        let many = |n: usize, declare: bool| {
+            let mut attrs = String::new();
+            for i in 0..n {
+                if declare {
+                    attrs.push_str(&format!(" xmlns:n{i}=\"urn:n{i}\""));
+                } else {
+                    attrs.push_str(&format!(" xmp:a{i}=\"v\""));
+                }
+            }
+            format!(
+                "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"{RDF}\">\
+                 <rdf:Description xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\"{attrs}/>\
+                 </rdf:RDF></x:xmpmeta>"
+            )
+        };
+        let e = merge(&many(100_000, false), &decision, words).expect_err("refused");
+        assert_eq!(e, "an element has more than 4096 attributes");
+        let e = merge(&many(1_000, true), &decision, words).expect_err("refused");
+        assert_eq!(e, "more than 256 namespace declarations");
+        // A packet within both limits is merged as before.
+        assert!(merge(&many(2_000, false), &decision, words).is_ok());
     }
 
     #[test]

@@ -54,3 +54,39 @@ pub fn bundled_models_dirs() -> Vec<PathBuf> {
         exe_dir.join("../share/darkroom/models"),
     ]
 }
+
+/// The data and cache dirs, made if missing and private to this user (0700 on Unix: the
+/// catalog holds people's names and faces, the cache their thumbnails). A platform dir an
+/// older DarkRoom made readable by others is tightened; one named by an environment variable
+/// is the user's choice and only made if missing. What could not be done, in words.
+pub fn make_private() -> Vec<String> {
+    let platform = directories::ProjectDirs::from("org", "DarkRoom", "darkroom");
+    let dirs = [
+        (
+            data_dir(),
+            platform.as_ref().map(|d| d.data_dir().to_path_buf()),
+        ),
+        (
+            cache_dir(),
+            platform.as_ref().map(|d| d.cache_dir().to_path_buf()),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (dir, default) in dirs {
+        let Some(dir) = dir else { continue };
+        let made = darkroom_library::durable::create_private_dir_all(&dir).and_then(|()| {
+            if Some(&dir) == default.as_ref() {
+                darkroom_library::durable::make_private(&dir)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = made {
+            problems.push(format!(
+                "cannot make the folder private: {e}: {}",
+                dir.display()
+            ));
+        }
+    }
+    problems
+}

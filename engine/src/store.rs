@@ -224,25 +224,10 @@ impl ModelStore {
     }
 }
 
-/// Temp file in the same directory, fsync, rename: a reader sees the old file or the new one.
+/// Temp file in the same directory (created exclusively, never through a planted link),
+/// fsync, rename: a reader sees the old file or the new one.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    darkroom_library::durable::replace_file(path, bytes)
 }
 
 #[cfg(test)]

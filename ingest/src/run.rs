@@ -428,7 +428,6 @@ pub fn run(
         card: None,
         drives: Vec::new(),
     };
-    let roots = options.roots();
     // The card and the drives are still what the plan saw: none unmounted, none another in
     // its place (a lock must not make a drive's folder on a bare mount point).
     if let Some(gone) = plan.seen.iter().find_map(|(path, anchor)| {
@@ -540,10 +539,11 @@ pub fn run(
                 // saw: a file there is this one's copy — landed by a run that stopped before
                 // recording it, or by one that held the drives between this plan and this run
                 // — when it reads back as the card's file, and is left alone when not.
-                let (there, dests): (Vec<PathBuf>, Vec<PathBuf>) = roots
+                let (there, dests): (Vec<_>, Vec<_>) = held
                     .iter()
-                    .map(|r| r.join(&file.rel))
-                    .partition(|d| d.symlink_metadata().is_ok());
+                    .map(|lock| (lock.root().join(&file.rel), lock.folder()))
+                    .partition(|(d, _)| d.symlink_metadata().is_ok());
+                let there: Vec<PathBuf> = there.into_iter().map(|(d, _)| d).collect();
                 if !there.is_empty() {
                     let confirmed = ingest::copy::confirm_landed(&file.source, &there);
                     if dests.is_empty() || confirmed.is_err() {

@@ -63,7 +63,7 @@ pub fn load_oriented(path: &Path) -> Result<DynamicImage, LibraryError> {
 
 /// Decode the file at `path`, upright, within `budget`.
 pub fn load_oriented_within(path: &Path, budget: &Budget) -> Result<DynamicImage, LibraryError> {
-    let bytes = std::fs::read(path).map_err(|e| LibraryError::image(path, e))?;
+    let bytes = crate::regular::read_photo(path).map_err(|e| LibraryError::image(path, e))?;
     check_complete_jpeg(&bytes, path)?;
     decode_bytes(&bytes, path, None, budget)
 }

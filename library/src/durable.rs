@@ -1,8 +1,11 @@
-//! Making a new name durable: a folder's entries flushed to disk after a file was named in it
-//! (the export's copies and the ingest's, each flushed itself before its name was taken; the
-//! catalog's sidecars), and folders made on the way flushed into their parents.
+//! Making a new name durable and safe: a folder's entries flushed to disk after a file was
+//! named in it (the export's copies and the ingest's, each flushed itself before its name was
+//! taken; the catalog's sidecars), and folders made on the way flushed into their parents.
+//! Temporaries are created exclusively under unpredictable names, so a link planted in a
+//! folder another user can write never redirects a write; a new name never replaces a file;
+//! a rewrite keeps the file's mode and never writes through a link.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Flush the folder's entries. Windows has no folder to flush through std: a name there is as
 /// durable as NTFS makes it.
@@ -38,6 +41,172 @@ pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Tries at a fresh name before giving up: each collision is another run's temporary, or a
+/// name planted there.
+const TEMP_TRIES: usize = 16;
+
+/// A new temporary beside `path`, under a name nobody can predict, created exclusively: a
+/// link or file planted at a name it could have taken is never opened (create-new does not
+/// follow a link), another name is tried. The temporary and its path.
+pub fn create_temp_beside(path: &Path) -> std::io::Result<(std::fs::File, PathBuf)> {
+    create_temp_among(path, std::iter::repeat_with(unpredictable))
+}
+
+fn create_temp_among(
+    path: &Path,
+    suffixes: impl Iterator<Item = String>,
+) -> std::io::Result<(std::fs::File, PathBuf)> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    for suffix in suffixes.take(TEMP_TRIES) {
+        let temp = dir.join(format!(".{name}.darkroom-{suffix}.tmp"));
+        match std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+        {
+            Ok(file) => return Ok((file, temp)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::AlreadyExists,
+        format!("every temporary name tried beside it was taken ({TEMP_TRIES} tries)"),
+    ))
+}
+
+/// 64 bits nobody outside this process can guess: std's hasher keys are random per process,
+/// and each call hashes a fresh count and the time.
+fn unpredictable() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNT: AtomicU64 = AtomicU64::new(0);
+    let mut h = std::hash::RandomState::new().build_hasher();
+    h.write_u64(COUNT.fetch_add(1, Ordering::Relaxed));
+    h.write_u32(std::process::id());
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    format!("{:016x}", h.finish())
+}
+
+/// Give `from` the name `to` only where no file has it, atomically: Linux's
+/// `RENAME_NOREPLACE`, macOS's `RENAME_EXCL`, Windows' `MoveFileExW` without replacing; where
+/// the file system lacks it, a hard link (which fails where a file is); with no hard links
+/// either, the name claimed by creating it exclusively and `from` renamed over that claim.
+/// A name taken is an `AlreadyExists` error, and `from` stays.
+pub fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
+    {
+        use rustix::fs::{CWD, RenameFlags, renameat_with};
+        use rustix::io::Errno;
+        match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+            Ok(()) => return Ok(()),
+            // Not offered by this file system (macOS says ENOTSUP, Linux EINVAL): below.
+            Err(e)
+                if [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    #[cfg(windows)]
+    {
+        renamore::rename_exclusive(from, to)
+    }
+    #[cfg(not(windows))]
+    {
+        match std::fs::hard_link(from, to) {
+            Ok(()) => std::fs::remove_file(from),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
+            Err(_) => {
+                std::fs::File::options()
+                    .write(true)
+                    .create_new(true)
+                    .open(to)?;
+                std::fs::rename(from, to).inspect_err(|_| {
+                    // The claim goes with the file that failed to take it.
+                    let _ = std::fs::remove_file(to);
+                })
+            }
+        }
+    }
+}
+
+/// Make `bytes` the content of `path`, whole or not at all: written into an exclusive
+/// temporary beside it, flushed, given the mode of the file it replaces, then renamed over it
+/// (readers see the old file or the new; the folder is the caller's to flush). A `path` that
+/// is a link is refused: writing through it would write wherever it points, and replacing it
+/// would lose another's link.
+pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let old = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "it is a link: not written through it, nor replaced",
+            ));
+        }
+        Ok(m) => Some(m),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let (mut file, temp) = create_temp_beside(path)?;
+    let written = (|| {
+        file.write_all(bytes)?;
+        if let Some(old) = &old {
+            file.set_permissions(old.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+/// Make `dir` and every missing folder above it readable by this user only (0700 on Unix:
+/// a catalog holds people's names and faces); Ok when it exists, whatever its mode.
+pub fn create_private_dir_all(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}
+
+/// Make an existing folder of ours readable by this user only, where others could read it
+/// (one an older DarkRoom made 0755). A folder of another user's is left as it is.
+pub fn make_private(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = std::fs::metadata(dir)?;
+        if meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(meta.mode() & 0o700))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Create `path` empty, readable and writable by this user only (0600 on Unix), unless it
+/// exists: what a database then opens keeps that mode (SQLite gives its journal and WAL the
+/// database's).
+pub fn create_private_file(path: &Path) -> std::io::Result<()> {
+    let mut options = std::fs::File::options();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +223,76 @@ mod tests {
             create_dir_all(&t.path().join("a/file/d")).is_err(),
             "a file in the way"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_temporary_skips_names_planted_with_links_and_leaves_their_targets() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let target = t.path().join("precious.txt");
+        std::fs::write(&target, b"mine").expect("write");
+        let sidecar = t.path().join("a.jpg.xmp");
+        for s in ["1", "2"] {
+            std::os::unix::fs::symlink(
+                &target,
+                t.path().join(format!(".a.jpg.xmp.darkroom-{s}.tmp")),
+            )
+            .expect("planted");
+        }
+        let names = ["1", "2", "3"].into_iter().map(String::from);
+        let (_, temp) = create_temp_among(&sidecar, names).expect("a fresh name");
+        assert_eq!(temp, t.path().join(".a.jpg.xmp.darkroom-3.tmp"));
+        let names = ["1", "2"].into_iter().map(String::from);
+        let e = create_temp_among(&sidecar, names).expect_err("every name taken");
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&target).expect("read"), b"mine");
+        assert_ne!(unpredictable(), unpredictable());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_replaced_file_keeps_its_mode_and_a_link_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let t = tempfile::tempdir().expect("tempdir");
+        let p = t.path().join("a.xmp");
+        replace_file(&p, b"one").expect("made");
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+        replace_file(&p, b"two").expect("replaced");
+        assert_eq!(std::fs::read(&p).expect("read"), b"two");
+        let mode = std::fs::metadata(&p).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o640);
+        let target = t.path().join("precious.txt");
+        std::fs::write(&target, b"mine").expect("write");
+        let link = t.path().join("b.xmp");
+        std::os::unix::fs::symlink(&target, &link).expect("link");
+        let e = replace_file(&link, b"theirs").expect_err("a link");
+        assert!(e.to_string().contains("it is a link"), "{e}");
+        assert_eq!(std::fs::read(&target).expect("read"), b"mine");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("still")
+                .is_symlink()
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(t.path())
+            .expect("list")
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn a_name_taken_is_never_renamed_over() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (from, to) = (t.path().join("from"), t.path().join("to"));
+        std::fs::write(&from, b"new").expect("write");
+        std::fs::write(&to, b"old").expect("write");
+        let e = rename_without_replacing(&from, &to).expect_err("taken");
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read(&to).expect("read"), b"old");
+        std::fs::remove_file(&to).expect("rm");
+        rename_without_replacing(&from, &to).expect("free");
+        assert_eq!(std::fs::read(&to).expect("read"), b"new");
+        assert!(!from.exists());
     }
 }

@@ -215,7 +215,8 @@ pub fn run(
                 }
                 report.skipped.push(file.target.clone());
             } else {
-                let done = transfer(file, mode, cancel, &mut buf, &mut |n| {
+                let replace = existing == Existing::Overwrite;
+                let done = transfer(file, mode, replace, cancel, &mut buf, &mut |n| {
                     at.bytes_done += n;
                     progress(at);
                 })?;
@@ -240,41 +241,49 @@ pub fn run(
 }
 
 /// One file: a rename where a move can, else copy to a temporary name, flush, rename, flush
-/// the folder, and (moving) remove the source. False: cancelled, nothing left behind.
+/// the folder, and (moving) remove the source; a file at the target is replaced only when
+/// `replace` (asked to overwrite). False: cancelled, nothing left behind.
 fn transfer(
     file: &Planned,
     mode: Mode,
+    replace: bool,
     cancel: &AtomicBool,
     buf: &mut [u8],
     advanced: &mut dyn FnMut(u64),
 ) -> Result<bool, ExportError> {
     let dir = file.target.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io("cannot create the destination folder", dir))?;
-    if mode == Mode::Move && std::fs::rename(&file.source, &file.target).is_ok() {
+    let rename = |from: &Path, to: &Path| {
+        if replace {
+            std::fs::rename(from, to)
+        } else {
+            crate::durable::rename_without_replacing(from, to)
+        }
+    };
+    if mode == Mode::Move && rename(&file.source, &file.target).is_ok() {
         sync_dir(dir)?;
         advanced(file.bytes);
         return Ok(true);
     }
-    let name = file
-        .target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = dir.join(format!(".{name}.darkroom-part-{}", std::process::id()));
-    let copied = copy_into(&file.source, &temp, cancel, buf, advanced);
+    let (to, temp) = crate::durable::create_temp_beside(&file.target)
+        .map_err(io("cannot write into the destination", dir))?;
+    let temp = temp.as_path();
+    let copied = copy_into(&file.source, to, temp, cancel, buf, advanced);
     match copied {
         Ok(true) => {}
         Ok(false) => {
-            let _ = std::fs::remove_file(&temp);
+            let _ = std::fs::remove_file(temp);
             return Ok(false);
         }
         Err(e) => {
-            let _ = std::fs::remove_file(&temp);
+            let _ = std::fs::remove_file(temp);
             return Err(e);
         }
     }
-    std::fs::rename(&temp, &file.target).map_err(|e| {
-        let _ = std::fs::remove_file(&temp);
+    // Unless asked, never over a file that took the name since the plan: the export stops
+    // and says so.
+    rename(temp, &file.target).map_err(|e| {
+        let _ = std::fs::remove_file(temp);
         io("cannot put the copy in place", &file.target)(e)
     })?;
     sync_dir(dir)?;
@@ -287,13 +296,14 @@ fn transfer(
 
 fn copy_into(
     source: &Path,
+    mut to: File,
     temp: &Path,
     cancel: &AtomicBool,
     buf: &mut [u8],
     advanced: &mut dyn FnMut(u64),
 ) -> Result<bool, ExportError> {
-    let mut from = File::open(source).map_err(io("cannot open the photo", source))?;
-    let mut to = File::create(temp).map_err(io("cannot write into the destination", temp))?;
+    let mut from =
+        crate::regular::open_regular(source).map_err(io("cannot open the photo", source))?;
     loop {
         if cancel.load(Ordering::Relaxed) {
             return Ok(false);
@@ -328,19 +338,6 @@ fn write_list(
     copied: &[(PathBuf, PathBuf)],
     mode: Mode,
 ) -> Result<PathBuf, ExportError> {
-    let mut n = 1;
-    let path = loop {
-        let name = if n == 1 {
-            "darkroom-export.txt".to_owned()
-        } else {
-            format!("darkroom-export-{n}.txt")
-        };
-        let candidate = dest.join(name);
-        if candidate.symlink_metadata().is_err() {
-            break candidate;
-        }
-        n += 1;
-    };
     let verb = match mode {
         Mode::Copy => "copied",
         Mode::Move => "moved",
@@ -353,9 +350,44 @@ fn write_list(
         let here = target.strip_prefix(dest).unwrap_or(target);
         text.push_str(&format!("{}\t{}\n", source.display(), here.display()));
     }
-    let temp = dest.join(".darkroom-export.txt.part");
-    std::fs::write(&temp, text).map_err(io("cannot write the export list", &temp))?;
-    std::fs::rename(&temp, &path).map_err(io("cannot write the export list", &path))?;
-    sync_dir(dest)?;
-    Ok(path)
+    let first = dest.join("darkroom-export.txt");
+    let (mut file, temp) = crate::durable::create_temp_beside(&first)
+        .map_err(io("cannot write the export list", dest))?;
+    let written = file
+        .write_all(text.as_bytes())
+        .and_then(|()| file.sync_all());
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(io("cannot write the export list", &temp)(e));
+    }
+    // The first free name, taken without replacing: a list an earlier export (or anyone)
+    // left is never overwritten, even one made a moment ago.
+    for n in 1..=LISTS_MAX {
+        let path = if n == 1 {
+            first.clone()
+        } else {
+            dest.join(format!("darkroom-export-{n}.txt"))
+        };
+        match crate::durable::rename_without_replacing(&temp, &path) {
+            Ok(()) => {
+                sync_dir(dest)?;
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                let _ = std::fs::remove_file(temp);
+                return Err(io("cannot write the export list", &path)(e));
+            }
+        }
+    }
+    let _ = std::fs::remove_file(temp);
+    Err(io("cannot write the export list", dest)(
+        std::io::Error::new(
+            std::io::ErrorKind::AlreadyExists,
+            format!("{LISTS_MAX} export lists are there already"),
+        ),
+    ))
 }
+
+/// Lists one destination may hold before the next export's is refused.
+const LISTS_MAX: u32 = 10_000;

@@ -125,8 +125,8 @@ fn shutter_words((num, den): (u32, u32)) -> String {
 pub fn read(path: &Path) -> Result<Facts, LibraryError> {
     if !formats::is_raw(path) {
         // A JPEG's EXIF is at its start: the reader stops there, not 12 MB later.
-        let file =
-            std::fs::File::open(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        let file = crate::regular::open_photo(path)
+            .map_err(|e| LibraryError::io("cannot read", path, &e))?;
         let found = tolerant(reader().read_from_container(&mut std::io::BufReader::new(file)));
         return Ok(facts_of(&found.into_iter().collect::<Vec<_>>()));
     }
@@ -135,7 +135,7 @@ pub fn read(path: &Path) -> Result<Facts, LibraryError> {
     // nor the time. The ingest's survey reads every file of a card this way before the first
     // byte is copied, at the card's speed: 256 KiB of 240 RAWs is 60 MB, 2 MiB would be 480.
     let mut file =
-        std::fs::File::open(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        crate::regular::open_photo(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     let mut head = Vec::with_capacity(RAW_HEADS[0]);
     for &upto in RAW_HEADS {
         (&mut file)
@@ -147,7 +147,8 @@ pub fn read(path: &Path) -> Result<Facts, LibraryError> {
             return Ok(facts);
         }
     }
-    let data = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+    let data =
+        crate::regular::read_photo(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     Ok(from_bytes(&data, true))
 }
 

@@ -22,6 +22,7 @@ pub mod regular;
 pub mod scan;
 pub mod sidecars;
 pub mod thumbs;
+pub mod volume;
 pub mod working;
 
 pub use budget::Budget;

@@ -131,7 +131,10 @@ pub fn make(path: &Path, side: u32) -> Result<Thumbnail, LibraryError> {
 pub fn make_within(path: &Path, side: u32, budget: &Budget) -> Result<Thumbnail, LibraryError> {
     let raw = formats::is_raw(path);
     let data = if raw || formats::is_jpeg(path) {
-        Some(std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?)
+        Some(
+            crate::regular::read_photo(path)
+                .map_err(|e| LibraryError::io("cannot read", path, &e))?,
+        )
     } else {
         None
     };

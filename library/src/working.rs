@@ -41,7 +41,8 @@ pub fn load(path: &Path, min_long: u32) -> Result<Working, LibraryError> {
 
 /// As [`load`], within `budget`.
 pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Working, LibraryError> {
-    let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+    let bytes =
+        crate::regular::read_photo(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
     let captured_at = preview::capture_time(&bytes);
     let facts = facts::from_bytes(&bytes, formats::is_raw(path));
     if formats::is_raw(path) {
@@ -86,7 +87,8 @@ pub fn full(path: &Path) -> Result<RgbImage, LibraryError> {
 /// As [`full`], within `budget`.
 pub fn full_within(path: &Path, budget: &Budget) -> Result<RgbImage, LibraryError> {
     if formats::is_raw(path) {
-        let bytes = std::fs::read(path).map_err(|e| LibraryError::io("cannot read", path, &e))?;
+        let bytes = crate::regular::read_photo(path)
+            .map_err(|e| LibraryError::io("cannot read", path, &e))?;
         return largest_preview(&bytes, path, budget);
     }
     Ok(decode::load_oriented_within(path, budget)?.into_rgb8())

@@ -10,6 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -51,12 +52,22 @@ struct PartNote {
 #[derive(Debug, Clone)]
 pub struct Fetcher {
     agent: ureq::Agent,
-    /// Connections tried per fetch; each one after the first resumes.
+    /// Connections that made no headway tried per fetch, in a row; each one after the first
+    /// resumes. A connection that brought bytes at [`Fetcher::min_rate`] does not count: a
+    /// slow link finishes a large model, connection after connection.
     pub attempts: u32,
     /// The most a download without a pinned size may be.
     pub size_cap: u64,
     /// Pause before a retry, times the attempt number.
     pub backoff: Duration,
+    /// How long a server may take to answer a request (its status and headers).
+    pub answer_within: Duration,
+    /// How long a body may go without a byte, and the window [`Fetcher::min_rate`] is
+    /// averaged over.
+    pub idle: Duration,
+    /// Bytes a second a body must average over each window: a server that sends a byte a
+    /// second would never end otherwise.
+    pub min_rate: u64,
 }
 
 impl Default for Fetcher {
@@ -67,14 +78,20 @@ impl Default for Fetcher {
 
 const CHUNK: usize = 256 * 1024;
 
+/// How often a waiting fetch looks at its cancel flag: Cancel is done within this.
+const CANCEL_POLL: Duration = Duration::from_millis(100);
+
 impl Fetcher {
     pub fn new() -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             // A status is an answer to act on (206, 416), not an error.
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(20)))
-            // A stalled connection is dropped and resumed rather than waited on forever.
-            .timeout_recv_body(Some(Duration::from_secs(60)))
+            // Backstops only: a connection's thread ends by itself some time after it was
+            // abandoned. The limits that matter are kept by the fetch, which never waits on
+            // the connection's thread longer than they allow.
+            .timeout_recv_response(Some(Duration::from_secs(120)))
+            .timeout_recv_body(Some(Duration::from_secs(600)))
             .user_agent(concat!("DarkRoom/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();
@@ -83,6 +100,9 @@ impl Fetcher {
             attempts: 4,
             size_cap: 2 << 30,
             backoff: Duration::from_millis(500),
+            answer_within: Duration::from_secs(30),
+            idle: Duration::from_secs(30),
+            min_rate: 4 << 10,
         }
     }
 
@@ -134,12 +154,14 @@ impl Fetcher {
 
         let mut last_cause = String::new();
         let mut complete = false;
-        for attempt in 1..=self.attempts.max(1) {
+        let mut attempt = 0;
+        while attempt < self.attempts.max(1) {
+            attempt += 1;
             if cancel.load(Ordering::Relaxed) {
                 return Err(FetchError::Cancelled);
             }
             if attempt > 1 {
-                std::thread::sleep(self.backoff * (attempt - 1));
+                wait_or_cancel(self.backoff * (attempt - 1), cancel)?;
             }
             let have = part
                 .metadata()
@@ -155,6 +177,11 @@ impl Fetcher {
                     break;
                 }
                 Connection::Dropped(cause) => last_cause = cause,
+                // Headway: the link works, however slowly; the count starts again.
+                Connection::Progressed(cause) => {
+                    last_cause = cause;
+                    attempt = 0;
+                }
             }
         }
         if !complete {
@@ -205,7 +232,10 @@ impl Fetcher {
     }
 
     /// One HTTP request, appending to `part` from `have`. A refusal that another attempt
-    /// cannot change is an error; a connection that ends early is `Dropped`.
+    /// cannot change is an error; a connection that ends early is `Dropped`, or `Progressed`
+    /// when it brought bytes at the least rate first. The request runs on a thread of its
+    /// own, so this returns within [`CANCEL_POLL`] of a cancel, and within the fetcher's
+    /// limits of a server that stops answering, whatever the socket does.
     #[allow(clippy::too_many_arguments)]
     fn one_connection(
         &self,
@@ -221,31 +251,21 @@ impl Fetcher {
             let path = part_path.to_path_buf();
             move |source| FetchError::Io { what, path, source }
         };
-        let mut request = self.agent.get(&req.url);
-        if have > 0 {
-            request = request.header("Range", format!("bytes={have}-"));
-        }
-        let response = match request.call() {
-            Ok(r) => r,
-            Err(e) => return Ok(Connection::Dropped(e.to_string())),
+        let incoming = self.request(&req.url, have);
+        let head = match self.next(&incoming, self.answer_within, cancel)? {
+            Some(Incoming::Head(head)) => head,
+            Some(Incoming::Failed(cause)) => return Ok(Connection::Dropped(cause)),
+            Some(_) => return Ok(Connection::Dropped("the connection ended".into())),
+            None => {
+                return Ok(Connection::Dropped(format!(
+                    "no answer within {} s",
+                    self.answer_within.as_secs()
+                )));
+            }
         };
-        let status = response.status().as_u16();
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_owned)
-        };
-        let (start, total) = match status {
-            200 => (
-                0,
-                header("content-length").and_then(|v| v.parse::<u64>().ok()),
-            ),
-            206 => match header("content-range")
-                .as_deref()
-                .and_then(parse_content_range)
-            {
+        let (start, total) = match head.status {
+            200 => (0, head.content_length),
+            206 => match head.content_range.as_deref().and_then(parse_content_range) {
                 Some((start, total)) if start == have => (start, total),
                 // A range we did not ask for: start again from nothing.
                 _ => {
@@ -284,7 +304,6 @@ impl Fetcher {
                 _ => None,
             };
             if let Some(refusal) = refusal {
-                drop(response);
                 part.set_len(0).map_err(io("cannot reset the part file"))?;
                 return Err(refusal);
             }
@@ -292,46 +311,205 @@ impl Fetcher {
         let whole = total.or(req.pin.size);
         let mut done = start;
         progress(Progress { done, total: whole });
-        let mut body = response.into_body().into_reader();
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            if cancel.load(Ordering::Relaxed) {
-                part.sync_all().map_err(io("cannot write the part file"))?;
-                return Err(FetchError::Cancelled);
+        // Bytes this connection brought, and since the current window began.
+        let mut brought = 0u64;
+        let mut window = (std::time::Instant::now(), 0u64);
+        let stopped = |brought: u64, cause: String| {
+            if brought > 0 {
+                Connection::Progressed(cause)
+            } else {
+                Connection::Dropped(cause)
             }
-            let n = match body.read(&mut buf) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) => {
+        };
+        loop {
+            let chunk = match self.next(&incoming, self.idle, cancel) {
+                Err(cancelled) => {
                     part.sync_all().map_err(io("cannot write the part file"))?;
-                    return Ok(Connection::Dropped(e.to_string()));
+                    return Err(cancelled);
+                }
+                Ok(Some(Incoming::Chunk(bytes))) => bytes,
+                Ok(Some(Incoming::End)) => break,
+                Ok(Some(Incoming::Failed(cause))) => {
+                    part.sync_all().map_err(io("cannot write the part file"))?;
+                    return Ok(stopped(brought, cause));
+                }
+                // The thread sends its head once, first.
+                Ok(Some(Incoming::Head(_))) => {
+                    return Ok(Connection::Dropped("the server answered twice".into()));
+                }
+                Ok(None) => {
+                    part.sync_all().map_err(io("cannot write the part file"))?;
+                    return Ok(stopped(
+                        brought,
+                        format!("no byte came for {} s", self.idle.as_secs()),
+                    ));
                 }
             };
-            if done + n as u64 > limit {
+            let n = chunk.len() as u64;
+            if done + n > limit {
                 part.set_len(0).map_err(io("cannot reset the part file"))?;
                 return Err(FetchError::TooLarge {
                     limit,
                     url: req.url.clone(),
                 });
             }
-            part.write_all(&buf[..n])
+            part.write_all(&chunk)
                 .map_err(io("cannot write the part file"))?;
-            done += n as u64;
+            done += n;
+            brought += n;
+            window.1 += n;
             progress(Progress { done, total: whole });
+            if window.0.elapsed() >= self.idle {
+                let rate = window.1 as f64 / window.0.elapsed().as_secs_f64();
+                if rate < self.min_rate as f64 {
+                    part.sync_all().map_err(io("cannot write the part file"))?;
+                    // Too slow is no headway: it counts as an attempt.
+                    return Ok(Connection::Dropped(format!(
+                        "the server sends {rate:.0} bytes a second, under the {} it must",
+                        self.min_rate
+                    )));
+                }
+                window = (std::time::Instant::now(), 0);
+            }
         }
         if whole.is_some_and(|w| done < w) {
-            return Ok(Connection::Dropped(format!(
-                "the connection closed at {done} of {} bytes",
-                whole.unwrap_or(done)
-            )));
+            return Ok(stopped(
+                brought,
+                format!(
+                    "the connection closed at {done} of {} bytes",
+                    whole.unwrap_or(done)
+                ),
+            ));
         }
         Ok(Connection::Complete)
     }
+
+    /// Start a GET of `url` from byte `have` on a thread of its own: its status and headers,
+    /// then the body's chunks, come through the channel. The thread ends when the body does,
+    /// or when the fetch stops listening (its next chunk has nowhere to go), or at the agent's
+    /// backstop timeouts.
+    fn request(&self, url: &str, have: u64) -> Receiver<Incoming> {
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let mut request = self.agent.get(url);
+        if have > 0 {
+            request = request.header("Range", format!("bytes={have}-"));
+        }
+        let spawned = std::thread::Builder::new()
+            .name("model-download".into())
+            .spawn(move || {
+                let response = match request.call() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = tx.send(Incoming::Failed(e.to_string()));
+                        return;
+                    }
+                };
+                let header = |name: &str| {
+                    response
+                        .headers()
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_owned)
+                };
+                let head = Head {
+                    status: response.status().as_u16(),
+                    content_length: header("content-length").and_then(|v| v.parse().ok()),
+                    content_range: header("content-range"),
+                };
+                if tx.send(Incoming::Head(head)).is_err() {
+                    return;
+                }
+                let mut body = response.into_body().into_reader();
+                loop {
+                    let mut buf = vec![0u8; CHUNK];
+                    let sent = match body.read(&mut buf) {
+                        Ok(0) => {
+                            let _ = tx.send(Incoming::End);
+                            return;
+                        }
+                        Ok(n) => {
+                            buf.truncate(n);
+                            tx.send(Incoming::Chunk(buf))
+                        }
+                        Err(e) => {
+                            let _ = tx.send(Incoming::Failed(e.to_string()));
+                            return;
+                        }
+                    };
+                    if sent.is_err() {
+                        return;
+                    }
+                }
+            });
+        if let Err(e) = spawned {
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            let _ = tx.send(Incoming::Failed(format!("cannot start the download: {e}")));
+            return rx;
+        }
+        rx
+    }
+
+    /// What the connection's thread says next, within `limit` (None: nothing came); a cancel
+    /// is seen within [`CANCEL_POLL`].
+    fn next(
+        &self,
+        incoming: &Receiver<Incoming>,
+        limit: Duration,
+        cancel: &AtomicBool,
+    ) -> Result<Option<Incoming>, FetchError> {
+        let until = std::time::Instant::now() + limit;
+        loop {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(FetchError::Cancelled);
+            }
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                return Ok(None);
+            }
+            match incoming.recv_timeout(left.min(CANCEL_POLL)) {
+                Ok(said) => return Ok(Some(said)),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Ok(Some(Incoming::Failed("the connection ended".into())));
+                }
+            }
+        }
+    }
+}
+
+/// A response's status and the headers a fetch acts on.
+struct Head {
+    status: u16,
+    content_length: Option<u64>,
+    content_range: Option<String>,
+}
+
+/// What a connection's thread says.
+enum Incoming {
+    Head(Head),
+    Chunk(Vec<u8>),
+    End,
+    Failed(String),
+}
+
+/// Sleep `pause`, unless cancelled meanwhile.
+fn wait_or_cancel(pause: Duration, cancel: &AtomicBool) -> Result<(), FetchError> {
+    let until = std::time::Instant::now() + pause;
+    while std::time::Instant::now() < until {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(FetchError::Cancelled);
+        }
+        std::thread::sleep(CANCEL_POLL.min(until - std::time::Instant::now()));
+    }
+    Ok(())
 }
 
 enum Connection {
     Complete,
+    /// Ended before the whole, having brought nothing (or too slowly): an attempt used.
     Dropped(String),
+    /// Ended before the whole, having brought bytes: the next connection resumes.
+    Progressed(String),
 }
 
 /// `bytes START-END/TOTAL` → (START, TOTAL); TOTAL may be `*`.
@@ -389,7 +567,38 @@ pub fn quarantine(
             .unwrap_or_default()
     ));
     std::fs::write(&note, why).map_err(io("cannot write the quarantine note", &note))?;
+    prune_quarantine(dir);
     Ok(target)
+}
+
+/// Files kept in quarantine, newest first: enough to look at what went wrong, never a disk
+/// filled by a server that keeps sending the wrong bytes.
+pub const QUARANTINE_KEPT: usize = 8;
+
+/// The oldest quarantined files past [`QUARANTINE_KEPT`] go, each with its note.
+fn prune_quarantine(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !name.starts_with('.') && !name.ends_with(".txt")
+        })
+        .filter_map(|e| {
+            let meta = e.metadata().ok().filter(|m| m.is_file())?;
+            Some((meta.modified().ok()?, e.path()))
+        })
+        .collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
+    for (_, old) in files.into_iter().skip(QUARANTINE_KEPT) {
+        let mut note = old.clone().into_os_string();
+        note.push(".txt");
+        let _ = std::fs::remove_file(&old);
+        let _ = std::fs::remove_file(PathBuf::from(note));
+    }
 }
 
 fn remove_if_present(path: &Path) -> Result<(), FetchError> {
@@ -407,6 +616,39 @@ fn remove_if_present(path: &Path) -> Result<(), FetchError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quarantine_keeps_the_newest_few_each_with_its_note() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let q = t.path().join("quarantine");
+        for n in 0..QUARANTINE_KEPT + 3 {
+            let bad = t.path().join("bad.onnx");
+            std::fs::write(&bad, format!("bad {n}")).expect("write");
+            let found = format!("{:012x}{}", n + 1, "a".repeat(52));
+            let kept = quarantine(&bad, "bad.onnx", &found, &q, "why\n").expect("moved");
+            // Told apart by time: the oldest go first.
+            let when =
+                std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + n as u64);
+            File::options()
+                .write(true)
+                .open(&kept)
+                .and_then(|f| f.set_modified(when))
+                .expect("dated");
+        }
+        let mut left: Vec<String> = std::fs::read_dir(&q)
+            .expect("list")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left.len(), 2 * QUARANTINE_KEPT, "{left:?}");
+        for gone in 1..=3 {
+            assert!(
+                !left.iter().any(|n| n.contains(&format!("{gone:012x}"))),
+                "{left:?}"
+            );
+        }
+    }
 
     #[test]
     fn content_range_is_parsed() {

@@ -304,6 +304,18 @@ impl ModelManager {
                     "{model_id}: expected sha256 {expected}, found {found} in {}",
                     path.display()
                 );
+                // A file a package installed (beside the executable, /usr/share) is the
+                // package's: said, never moved.
+                if !self.owns(&path) {
+                    out.push(Quarantined {
+                        model_id,
+                        reason: format!(
+                            "{reason}; it belongs to the package, so it is left there and not used"
+                        ),
+                        path,
+                    });
+                    continue;
+                }
                 let moved = quarantine(
                     &path,
                     &card.file,
@@ -319,6 +331,16 @@ impl ModelManager {
             }
         }
         Ok(out)
+    }
+
+    /// Whether `path` is a file in this manager's own models dir (by the folder's identity,
+    /// however either path is spelled).
+    fn owns(&self, path: &Path) -> bool {
+        let (Some(parent), Ok(own)) = (path.parent(), std::fs::canonicalize(self.store.dir()))
+        else {
+            return false;
+        };
+        std::fs::canonicalize(parent).is_ok_and(|p| p == own)
     }
 
     fn state_of(&self, card: &ModelCard) -> CardState {

@@ -419,3 +419,195 @@ fn a_tampered_installed_file_is_quarantined() {
     let err = install(&m, "fr_eye").expect_err("no source");
     assert!(err.to_string().contains("darkroom models import"), "{err}");
 }
+
+/// A server on 127.0.0.1 that gives each connection to `answer` on a thread of its own (a
+/// stalled answer holds no other back); how many connections it took, to wait on.
+fn raw_server(
+    answer: impl Fn(std::net::TcpStream, Option<u64>) + Send + Sync + 'static,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::BufRead;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind loopback");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    let taken = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = taken.clone();
+    let answer = std::sync::Arc::new(answer);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let answer = answer.clone();
+            let counted = counted.clone();
+            std::thread::spawn(move || {
+                let mut range_from = None;
+                let mut reader = std::io::BufReader::new(&stream);
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                        break;
+                    }
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("range: bytes=") {
+                        range_from = v.trim().trim_end_matches('-').parse().ok();
+                    }
+                }
+                counted.fetch_add(1, Ordering::SeqCst);
+                answer(stream, range_from);
+            });
+        }
+    });
+    (base, taken)
+}
+
+/// The pinned request for `bytes` served at `base`.
+fn pinned(base: &str, bytes: &[u8]) -> darkroom_models::FetchRequest {
+    darkroom_models::FetchRequest {
+        url: format!("{base}/model.onnx"),
+        name: "model.onnx".into(),
+        pin: darkroom_models::Pin {
+            sha256: darkroom_engine::store::sha256_hex(bytes),
+            size: Some(bytes.len() as u64),
+        },
+    }
+}
+
+fn quick_fetcher() -> Fetcher {
+    let mut f = Fetcher::new();
+    f.attempts = 2;
+    f.backoff = Duration::from_millis(10);
+    f.answer_within = Duration::from_secs(1);
+    f.idle = Duration::from_secs(1);
+    f
+}
+
+/// A server that accepts and never answers: the download ends, saying so, after its attempts
+/// (before, it waited for ever and the Models window with it).
+#[test]
+fn a_server_that_never_answers_ends_the_download_saying_so() {
+    let (base, _) = raw_server(|stream, _| {
+        std::thread::sleep(Duration::from_secs(3600));
+        drop(stream);
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let err = quick_fetcher()
+        .fetch(
+            &pinned(&base, b"never sent"),
+            dir.path(),
+            &dir.path().join("quarantine"),
+            &mut |_| {},
+            &AtomicBool::new(false),
+        )
+        .expect_err("no answer");
+    match err {
+        FetchError::Transport {
+            attempts, cause, ..
+        } => {
+            assert_eq!(attempts, 2);
+            assert_eq!(cause, "no answer within 1 s");
+        }
+        other => panic!("{other}"),
+    }
+}
+
+/// Cancel while the server holds the request unanswered (its answer limit an hour away): the
+/// fetch returns Cancelled at once rather than at the limit.
+#[test]
+fn cancel_ends_a_download_a_silent_server_holds() {
+    let (base, taken) = raw_server(|stream, _| {
+        std::thread::sleep(Duration::from_secs(3600));
+        drop(stream);
+    });
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    let (done_tx, done) = std::sync::mpsc::channel();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (d, c) = (dir.path().to_path_buf(), cancel.clone());
+    std::thread::spawn(move || {
+        let mut f = quick_fetcher();
+        f.answer_within = Duration::from_secs(3600);
+        let result = f.fetch(
+            &pinned(&base, b"never sent"),
+            &d,
+            &d.join("quarantine"),
+            &mut |_| {},
+            &c,
+        );
+        let _ = done_tx.send(result);
+    });
+    // The request is in: the server holds it.
+    while taken.load(Ordering::SeqCst) == 0 {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    cancel.store(true, Ordering::SeqCst);
+    // A hang is what is under test: the fetch polls its cancel flag ten times a second.
+    let result = done
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the fetch returned after Cancel, not at its hour's limit");
+    assert!(matches!(result, Err(FetchError::Cancelled)), "{result:?}");
+}
+
+/// A server that sends a byte at a time, five a second: each connection is given up for its
+/// rate, and the download ends saying it (a byte a second would never finish a model).
+#[test]
+fn a_server_that_dribbles_is_given_up_with_its_rate() {
+    let (base, _) = raw_server(|mut stream, _| {
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+        while stream.write_all(b"x").and_then(|()| stream.flush()).is_ok() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut f = quick_fetcher();
+    f.min_rate = 1024;
+    let err = f
+        .fetch(
+            &pinned(&base, &[b'x'; 1000]),
+            dir.path(),
+            &dir.path().join("quarantine"),
+            &mut |_| {},
+            &AtomicBool::new(false),
+        )
+        .expect_err("too slow");
+    match err {
+        FetchError::Transport { cause, .. } => assert!(
+            cause.starts_with("the server sends ") && cause.ends_with("under the 1024 it must"),
+            "{cause}"
+        ),
+        other => panic!("{other}"),
+    }
+}
+
+/// A link that drops every connection an eighth of the way through, but brings bytes each
+/// time: the download resumes connection after connection, far past its two attempts, and
+/// finishes whole.
+#[test]
+fn a_slow_link_that_keeps_bringing_bytes_finishes_the_model() {
+    let model = model_bytes("fr_eye.onnx");
+    let served = std::sync::Arc::new(model.clone());
+    let slice = model.len().div_ceil(8);
+    let (base, taken) = raw_server(move |mut stream, from| {
+        let from = from.unwrap_or(0) as usize;
+        let head = if from == 0 {
+            format!(
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n",
+                served.len()
+            )
+        } else {
+            format!(
+                "HTTP/1.1 206 Partial Content\r\nContent-Length: {}\r\nContent-Range: bytes {from}-{}/{}\r\n\r\n",
+                served.len() - from,
+                served.len() - 1,
+                served.len()
+            )
+        };
+        let _ = stream.write_all(head.as_bytes());
+        let _ = stream.write_all(&served[from..(from + slice).min(served.len())]);
+    });
+    let dir = tempfile::tempdir().expect("tempdir");
+    let got = quick_fetcher()
+        .fetch(
+            &pinned(&base, &model),
+            dir.path(),
+            &dir.path().join("quarantine"),
+            &mut |_| {},
+            &AtomicBool::new(false),
+        )
+        .expect("finished");
+    assert_eq!(std::fs::read(got).expect("read"), model);
+    assert_eq!(taken.load(Ordering::SeqCst), 8);
+}

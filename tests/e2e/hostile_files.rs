@@ -750,3 +750,237 @@ fn a_sidecar_that_is_a_pipe_fails_its_photo_and_hangs_nothing() {
     assert!(status.success(), "{said}");
     assert!(folder.join("IMG_0002.jpg.xmp").is_file(), "{said}");
 }
+
+/// `darkroom` with `args`, its exit status and all it said; a hang (past `limit_s`) fails the
+/// test naming the command.
+fn said_within(data: &Path, args: &[&std::ffi::OsStr], limit_s: u64) -> (bool, String) {
+    let mut child = darkroom(data)
+        .env("DARKROOM_CACHE_DIR", data.join("cache"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("darkroom starts");
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut s = String::new();
+            if let Some(mut r) = r {
+                let _ = std::io::Read::read_to_string(&mut r, &mut s);
+            }
+            s
+        })
+    };
+    let out = drain(stdout.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+    let err = drain(stderr.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
+    let what = format!("darkroom {args:?}");
+    let status = ended_or_hung(&mut child, limit_s, &what);
+    let said = format!(
+        "{}{}",
+        out.join().expect("stdout"),
+        err.join().expect("stderr")
+    );
+    assert!(!said.contains("panicked"), "{what}: {said}");
+    (status.success(), said)
+}
+
+/// A folder handed over with every odd thing in it beside real photos: a FIFO, a link to
+/// `/dev/zero`, a sparse 12 GiB RAW and a symlink loop, each named like a photo, and as the
+/// sidecars of three real photos a link to `/dev/zero`, a sparse 20 MB file and a symlink
+/// loop. The thumbnails, the index and each decision end (a hang fails the test), the real
+/// photos are done, each odd file is said with its cause and left as it was, and a later
+/// decision is not held up by them.
+#[cfg(unix)]
+#[test]
+fn a_folder_of_hostile_files_hangs_nothing_and_each_is_said() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for n in 1..=4 {
+        std::fs::copy(
+            crate::support::photo("grace_hopper.jpg"),
+            folder.join(format!("real{n}.jpg")),
+        )
+        .expect("copy");
+    }
+    let made = Command::new("mkfifo")
+        .arg(folder.join("fifo.jpg"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    symlink("/dev/zero", folder.join("zero.jpg")).expect("link");
+    std::fs::File::create(folder.join("huge.cr3"))
+        .and_then(|f| f.set_len(12 << 30))
+        .expect("sparse");
+    symlink("loop.jpg", folder.join("loop.jpg")).expect("loop");
+    symlink("/dev/zero", folder.join("real2.jpg.xmp")).expect("link");
+    std::fs::File::create(folder.join("real3.jpg.xmp"))
+        .and_then(|f| f.set_len(20_000_000))
+        .expect("sparse");
+    symlink("real4.jpg.xmp", folder.join("real4.jpg.xmp")).expect("loop");
+    let data = dir.path().join("data");
+
+    let said = thumbnails_cli(&folder, &data);
+    for n in 1..=4 {
+        assert!(
+            said[&format!("real{n}.jpg")].starts_with("thumbnail ")
+                && !said[&format!("real{n}.jpg")].contains("error"),
+            "{said:#?}"
+        );
+    }
+    for (odd, cause) in [
+        (
+            "fifo.jpg",
+            "not a regular file (a pipe, a socket or a device)",
+        ),
+        (
+            "zero.jpg",
+            "not a regular file (a pipe, a socket or a device)",
+        ),
+        ("loop.jpg", "Too many levels of symbolic links"),
+        (
+            "huge.cr3",
+            "12.0 GiB, more than the 4.0 GiB a photo may have",
+        ),
+    ] {
+        assert!(said[odd].contains(cause), "{odd}: {said:#?}");
+    }
+    assert_eq!(said.len(), 8, "each file said once: {said:#?}");
+
+    let catalog = dir.path().join("catalog.sqlite");
+    let (_, index) = said_within(
+        &data,
+        &[
+            "index".as_ref(),
+            "--json".as_ref(),
+            "--catalog".as_ref(),
+            catalog.as_os_str(),
+            folder.as_os_str(),
+        ],
+        600,
+    );
+    // The report comes first, what stderr said after it.
+    let report: serde_json::Value = serde_json::Deserializer::from_str(&index)
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("a JSON report: {index}"))
+        .unwrap_or_else(|e| panic!("{e}: {index}"));
+    assert_eq!(report["indexed"], 4, "{report}");
+
+    for (photo, cause) in [
+        (
+            "real2.jpg",
+            "not a regular file (a pipe, a socket or a device)",
+        ),
+        (
+            "real3.jpg",
+            "19.1 MiB, more than the 16.0 MiB a sidecar may have",
+        ),
+        ("real4.jpg", "Too many levels of symbolic links"),
+    ] {
+        let (_, said) = said_within(
+            &data,
+            &[
+                "decide".as_ref(),
+                "--pick".as_ref(),
+                folder.join(photo).as_os_str(),
+            ],
+            120,
+        );
+        assert!(said.contains(cause), "{photo}: {said}");
+    }
+    let (ok, said) = said_within(
+        &data,
+        &[
+            "decide".as_ref(),
+            "--pick".as_ref(),
+            folder.join("real1.jpg").as_os_str(),
+        ],
+        120,
+    );
+    assert!(ok, "{said}");
+    assert!(folder.join("real1.jpg.xmp").is_file(), "{said}");
+    // Each odd sidecar is as it was.
+    assert_eq!(
+        std::fs::read_link(folder.join("real2.jpg.xmp")).expect("link"),
+        Path::new("/dev/zero")
+    );
+    assert_eq!(
+        std::fs::metadata(folder.join("real3.jpg.xmp"))
+            .expect("meta")
+            .len(),
+        20_000_000
+    );
+    assert_eq!(
+        std::fs::read_link(folder.join("real4.jpg.xmp")).expect("link"),
+        Path::new("real4.jpg.xmp")
+    );
+}
+
+/// A sidecar that is a link to another file of the photographer's: a decision refuses to
+/// write through it or replace it, and the file it points at is untouched. (Before, the link
+/// was replaced; a temporary at a predictable name could have been planted as a link too.)
+#[cfg(unix)]
+#[test]
+fn a_sidecar_that_is_a_link_is_refused_and_its_target_untouched() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(crate::support::photo("rocket.jpg"), folder.join("a.jpg")).expect("copy");
+    let precious = dir.path().join("precious.txt");
+    std::fs::write(&precious, b"the photographer's own").expect("write");
+    std::os::unix::fs::symlink(&precious, folder.join("a.jpg.xmp")).expect("link");
+    let data = dir.path().join("data");
+    let (_, said) = said_within(
+        &data,
+        &[
+            "decide".as_ref(),
+            "--stars".as_ref(),
+            "3".as_ref(),
+            folder.join("a.jpg").as_os_str(),
+        ],
+        120,
+    );
+    assert!(
+        said.contains("it is a link: not written through it, nor replaced"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(&precious).expect("read"),
+        b"the photographer's own"
+    );
+    assert!(
+        std::fs::symlink_metadata(folder.join("a.jpg.xmp"))
+            .expect("meta")
+            .is_symlink()
+    );
+    let left: Vec<_> = std::fs::read_dir(&folder)
+        .expect("list")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(left.len(), 2, "no temporary left: {left:?}");
+}
+
+/// After a first run, the data and cache folders DarkRoom made are this user's only, and so
+/// is the catalog (people's names and faces are in it).
+#[cfg(unix)]
+#[test]
+fn a_first_run_makes_its_folders_and_catalog_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let photo = dir.path().join("a.jpg");
+    std::fs::copy(crate::support::photo("rocket.jpg"), &photo).expect("copy");
+    let data = dir.path().join("data");
+    let (ok, said) = said_within(
+        &data,
+        &["decide".as_ref(), "--pick".as_ref(), photo.as_os_str()],
+        120,
+    );
+    assert!(ok, "{said}");
+    let mode = |p: &Path| std::fs::metadata(p).expect("made").permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    assert_eq!(mode(&data.join("cache")), 0o700);
+    assert_eq!(mode(&data.join("catalog.sqlite")), 0o600);
+}

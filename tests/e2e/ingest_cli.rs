@@ -449,8 +449,11 @@ impl PulledRun {
             format!("{why}: {}", self.point.display()),
             "{first}"
         );
+        // The first copy named is what the script waits for, and it may still be uncounted
+        // then: the drive gone before its folder is flushed and checked, it is not verified
+        // (the next run finds it by its bytes).
         let copied = first["copied_photos"].as_u64().expect("a count");
-        assert!((1..40).contains(&copied), "stopped mid-run: {first}");
+        assert!(copied < 40, "stopped mid-run: {first}");
         assert!(err.contains("run it again to continue"), "{err}");
         assert_eq!(
             left.text("bare.txt").lines().collect::<Vec<_>>(),

@@ -115,7 +115,7 @@ fn item_line(cache: &ThumbCache, item: &Item) -> Line {
 
 /// The capture time of the frame's primary file (a RAW's, if there is one).
 fn captured_at(path: &Path) -> Option<String> {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = darkroom_library::regular::read_photo(path).ok()?;
     preview::capture_time(&bytes).map(format_time)
 }
 

@@ -17,6 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 
+use super::held::HeldFolder;
 use sha2::{Digest, Sha256};
 
 /// Read and write in chunks of this many bytes.
@@ -119,7 +120,21 @@ pub fn copy_verified(
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Copied, IngestError> {
-    write_parts(source, dests, cancel, advanced)?.finish()
+    let file = crate::regular::open_regular(source).map_err(io("cannot open the photo", source))?;
+    let size = file
+        .metadata()
+        .map_err(io("cannot read the photo", source))?
+        .len();
+    write_parts_from(
+        file,
+        Some(size),
+        source,
+        dests,
+        &create_by_path,
+        cancel,
+        advanced,
+    )?
+    .finish()
 }
 
 /// As [`copy_verified`], from a reader standing for `source` (a test's failing reader) that
@@ -133,7 +148,16 @@ pub fn copy_verified_from(
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Copied, IngestError> {
-    write_parts_from(reader, size, source, dests, cancel, advanced)?.finish()
+    write_parts_from(
+        reader,
+        size,
+        source,
+        dests,
+        &create_by_path,
+        cancel,
+        advanced,
+    )?
+    .finish()
 }
 
 /// A copy's first half: every byte written under a temporary name beside each destination,
@@ -242,20 +266,35 @@ impl Written {
     }
 }
 
-/// The first half of [`copy_verified`]: the source read once, written to a temporary beside
-/// every destination.
+/// The first half of [`copy_verified`] for a run holding its drives: the source read once,
+/// written to a temporary beside every destination, each `(path, folder)` made through the
+/// drive's folder held open (never on what the path names once the drive is unmounted).
 pub fn write_parts(
     source: &Path,
-    dests: &[PathBuf],
+    dests: &[(PathBuf, &HeldFolder)],
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Written, IngestError> {
-    let file = File::open(source).map_err(io("cannot open the photo", source))?;
+    let file = crate::regular::open_regular(source).map_err(io("cannot open the photo", source))?;
     let size = file
         .metadata()
         .map_err(io("cannot read the photo", source))?
         .len();
-    write_parts_from(file, Some(size), source, dests, cancel, advanced)
+    let paths: Vec<PathBuf> = dests.iter().map(|(d, _)| d.clone()).collect();
+    let make = |i: usize, part: &Path| dests[i].1.create_new(part);
+    write_parts_from(file, Some(size), source, &paths, &make, cancel, advanced)
+}
+
+/// A temporary made by its path, its folders made on the way.
+fn create_by_path(_: usize, part: &Path) -> std::io::Result<File> {
+    if let Some(dir) = part.parent() {
+        crate::durable::create_dir_all(dir)?;
+    }
+    File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(part)
 }
 
 fn write_parts_from(
@@ -263,6 +302,7 @@ fn write_parts_from(
     size: Option<u64>,
     source: &Path,
     dests: &[PathBuf],
+    make: &dyn Fn(usize, &Path) -> std::io::Result<File>,
     cancel: &AtomicBool,
     advanced: &mut dyn FnMut(u64),
 ) -> Result<Written, IngestError> {
@@ -270,9 +310,6 @@ fn write_parts_from(
     for d in dests {
         if d.exists() {
             return Err(IngestError::Exists { path: d.clone() });
-        }
-        if let Some(dir) = d.parent() {
-            crate::durable::create_dir_all(dir).map_err(io("cannot make the folder", dir))?;
         }
     }
     // From here the temporaries are the Written's: dropped on an error, they go.
@@ -289,14 +326,9 @@ fn write_parts_from(
     // Each destination is written on a thread of its own: the card is read while the drives
     // write, and two drives write at once rather than in turn.
     let mut writers = Vec::with_capacity(parts.len());
-    for p in &parts {
+    for (i, p) in parts.iter().enumerate() {
         // Created, never opened: a name another run took is an error, not a shared file.
-        let out = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(p)
-            .map_err(io("cannot write into the destination", p))?;
+        let out = make(i, p).map_err(io("cannot write into the destination", p))?;
         written.parts.push(p.clone());
         writers.push(DestWriter::start(out, p)?);
     }
@@ -575,7 +607,7 @@ fn read_through(
     what: &'static str,
     each: &mut dyn FnMut(&[u8]),
 ) -> Result<(), IngestError> {
-    let mut f = File::open(path).map_err(io(what, path))?;
+    let mut f = crate::regular::open_regular(path).map_err(io(what, path))?;
     read_all(&mut f, path, what, each)
 }
 
@@ -597,77 +629,18 @@ fn read_all(
     }
 }
 
-/// The verified copy takes its final name, never over a file: an atomic rename that refuses
-/// an existing name (Linux's `RENAME_NOREPLACE`, which exFAT and FAT honour too; macOS's
-/// `RENAME_EXCL`; Windows' `MoveFileExW` without replacing); where the kernel or file system
-/// lacks it, a hard link, which fails where a file is (the temporary then goes); where there
-/// are no hard links either, the name is first claimed by creating it exclusively and the copy
-/// renamed over the claim, which is this run's own empty file.
+/// The verified copy takes its final name, never over a file
+/// ([`crate::durable::rename_without_replacing`]).
 fn take_final_name(part: &Path, dest: &Path) -> Result<(), IngestError> {
-    let exists = || IngestError::Exists {
-        path: dest.to_path_buf(),
-    };
-    // renameat2(RENAME_NOREPLACE) on Linux, renameatx_np(RENAME_EXCL) on macOS.
-    #[cfg(any(target_os = "linux", target_os = "android", target_vendor = "apple"))]
-    {
-        use rustix::fs::{CWD, RenameFlags, renameat_with};
-        use rustix::io::Errno;
-        match renameat_with(CWD, part, CWD, dest, RenameFlags::NOREPLACE) {
-            Ok(()) => return Ok(()),
-            Err(Errno::EXIST) => return Err(exists()),
-            // Not offered by this file system (macOS says ENOTSUP, Linux EINVAL): the hard
-            // link below.
-            Err(e)
-                if [Errno::INVAL, Errno::NOSYS, Errno::OPNOTSUPP, Errno::NOTSUP].contains(&e) => {}
-            Err(e) => return Err(io("cannot name the copy", dest)(e.into())),
-        }
-    }
-    name_without_replacing(part, dest, exists)
-}
-
-/// MoveFileExW without MOVEFILE_REPLACE_EXISTING: on every Windows file system (exFAT and FAT
-/// too, which have no hard links), it fails where a file is.
-#[cfg(windows)]
-fn name_without_replacing(
-    part: &Path,
-    dest: &Path,
-    exists: impl Fn() -> IngestError,
-) -> Result<(), IngestError> {
-    match renamore::rename_exclusive(part, dest) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
-        Err(e) => Err(io("cannot name the copy", dest)(e)),
-    }
-}
-
-/// The final name where the file system has no no-replace rename: a hard link, which fails
-/// where a file is; else the name claimed by creating it exclusively and the copy renamed over
-/// that claim (a file system with neither, such as exFAT through a driver without renameat2).
-#[cfg(not(windows))]
-fn name_without_replacing(
-    part: &Path,
-    dest: &Path,
-    exists: impl Fn() -> IngestError,
-) -> Result<(), IngestError> {
-    match std::fs::hard_link(part, dest) {
-        Ok(()) => {
-            std::fs::remove_file(part).map_err(io("cannot remove the temporary copy", part))?;
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
-        Err(_) => {
-            match File::options().write(true).create_new(true).open(dest) {
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(exists()),
-                Err(e) => return Err(io("cannot name the copy", dest)(e)),
+    crate::durable::rename_without_replacing(part, dest).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::AlreadyExists {
+            IngestError::Exists {
+                path: dest.to_path_buf(),
             }
-            std::fs::rename(part, dest).map_err(|e| {
-                // The claim goes with the copy that failed to take it.
-                let _ = std::fs::remove_file(dest);
-                io("cannot name the copy", dest)(e)
-            })
+        } else {
+            io("cannot name the copy", dest)(e)
         }
-    }
+    })
 }
 
 /// A folder's entries to disk: a new name in it is durable.
@@ -746,6 +719,7 @@ mod tests {
                 (p, bytes)
             })
             .collect();
+        let held = held_drives(t.path());
         let dests = |k: usize| {
             [
                 t.path().join(format!("work/{k}.CR3")),
@@ -757,7 +731,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(k, (src, _))| {
-                write_parts(src, &dests(k), &AtomicBool::new(false), &mut |_| {}).expect("written")
+                let to: Vec<_> = dests(k).into_iter().zip(&held).collect();
+                write_parts(src, &to, &AtomicBool::new(false), &mut |_| {}).expect("written")
             })
             .collect();
         for (k, (w, (_, bytes))) in written.into_iter().zip(&sources).enumerate() {
@@ -774,12 +749,22 @@ mod tests {
         );
     }
 
+    /// `work` and `backup` in `dir`, made and held as a run holds its drives.
+    fn held_drives(dir: &Path) -> [HeldFolder; 2] {
+        ["work", "backup"].map(|d| {
+            std::fs::create_dir_all(dir.join(d)).expect("mkdir");
+            HeldFolder::open(&dir.join(d)).expect("held")
+        })
+    }
+
     #[test]
     fn a_written_copy_dropped_unfinished_leaves_nothing() {
         let t = tempfile::tempdir().expect("tempdir");
         let (src, _) = photo(t.path(), 3 * CHUNK);
+        let held = held_drives(t.path());
         let dests = [t.path().join("work/e.CR3"), t.path().join("backup/e.CR3")];
-        let w = write_parts(&src, &dests, &AtomicBool::new(false), &mut |_| {}).expect("written");
+        let to: Vec<_> = dests.into_iter().zip(&held).collect();
+        let w = write_parts(&src, &to, &AtomicBool::new(false), &mut |_| {}).expect("written");
         drop(w);
         assert_eq!(files(&t.path().join("work")), Vec::<String>::new());
         assert_eq!(files(&t.path().join("backup")), Vec::<String>::new());

@@ -5,10 +5,12 @@
 //! window and the catalog's record of what was ingested come next.
 
 pub mod copy;
+pub mod held;
 pub mod naming;
 pub mod retime;
 pub mod roots;
 
 pub use copy::{Copied, IngestError, Written, copy_verified, write_parts};
+pub use held::HeldFolder;
 pub use naming::{Fields, Pattern, PatternError};
 pub use roots::{Anchor, RootLock, RootsError};

@@ -260,6 +260,22 @@ impl Anchor {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// Whether `folder` is the folder this was made of.
+    fn holds(&self, folder: &super::held::HeldFolder) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            folder
+                .file()
+                .metadata()
+                .is_ok_and(|m| Identity(m.dev(), u128::from(m.ino())) == self.identity)
+        }
+        #[cfg(not(unix))]
+        {
+            identity(folder.path()).is_ok_and(|id| id == self.identity)
+        }
+    }
 }
 
 /// A root held by this run: the lock file's advisory lock, let go when this is dropped (or
@@ -270,6 +286,7 @@ pub struct RootLock {
     file: File,
     path: PathBuf,
     root: Anchor,
+    folder: super::held::HeldFolder,
 }
 
 impl RootLock {
@@ -281,6 +298,12 @@ impl RootLock {
     /// (its drive not unmounted or replaced since).
     pub fn anchor(&self) -> &Anchor {
         &self.root
+    }
+
+    /// The root's folder held open since it was locked: what the run makes on the drive is
+    /// made through it.
+    pub fn folder(&self) -> &super::held::HeldFolder {
+        &self.folder
     }
 }
 
@@ -338,8 +361,20 @@ pub fn lock(root: &Path, holder: &str) -> Result<RootLock, RootsError> {
             .set_len(0)
             .and_then(|()| file.rewind())
             .and_then(|()| file.write_all(holder.as_bytes()));
-        let root = Anchor::of(root)?;
-        return Ok(RootLock { file, path, root });
+        let anchor = Anchor::of(root)?;
+        let folder = super::held::HeldFolder::open(root).map_err(|e| err(e, root))?;
+        if !anchor.holds(&folder) {
+            return Err(err(
+                std::io::Error::other("another folder took its place while it was locked"),
+                root,
+            ));
+        }
+        return Ok(RootLock {
+            file,
+            path,
+            root: anchor,
+            folder,
+        });
     }
 }
 

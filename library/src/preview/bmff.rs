@@ -146,7 +146,9 @@ impl Walker<'_> {
                 }
                 b"stbl" if self.tracks == 1 => {
                     let stbl = boxes(data, b.body.clone(), &mut self.budget);
-                    found.jpegs.extend(first_sample(data, &stbl));
+                    if let Some(r) = first_sample(data, &stbl) {
+                        found.add_jpeg(r);
+                    }
                 }
                 b"uuid" => {
                     let id = data.get(b.body.start..b.body.start.saturating_add(16));
@@ -164,7 +166,9 @@ impl Walker<'_> {
                         found.exif_blocks.push(b.body.clone());
                     }
                 }
-                b"THMB" | b"PRVW" => found.jpegs.extend(jpeg_in(data, &b.body)),
+                b"THMB" | b"PRVW" => jpeg_in(data, &b.body)
+                    .into_iter()
+                    .for_each(|r| found.add_jpeg(r)),
                 _ => {}
             }
         }

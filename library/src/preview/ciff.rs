@@ -61,7 +61,7 @@ impl Reader<'_> {
                 continue;
             }
             match tag & 0x3FFF {
-                0x2007 | 0x2008 => found.jpegs.push(at..to),
+                0x2007 | 0x2008 => found.add_jpeg(at..to),
                 0x180E if found.taken_unix.is_none() => found.taken_unix = self.u32(at),
                 // Sub-heaps: the record types 0x2800 and 0x3000.
                 _ if matches!(tag & 0x3800, 0x2800 | 0x3000) => {

@@ -97,7 +97,7 @@ fn parse(data: &[u8]) -> Option<Found> {
                 Some(u32::from_be_bytes(data.get(at..at + 4)?.try_into().ok()?) as usize)
             };
             if let (Some(off), Some(len)) = (be(84), be(88)) {
-                found.jpegs.push(off..off.saturating_add(len));
+                found.add_jpeg(off..off.saturating_add(len));
                 // A RAF's EXIF is its preview's.
                 if let Some(jpeg) = data.get(off..off.saturating_add(len))
                     && let Some(base) = tiff::exif_in_jpeg(jpeg)
@@ -113,7 +113,9 @@ fn parse(data: &[u8]) -> Option<Found> {
         Container::Cr3 => {
             if !bmff::walk(data, &mut found) || found.jpegs.is_empty() {
                 // ISO media laid out otherwise: the previews are still plain JPEGs inside.
-                found.jpegs.extend(jpeg_starts(data, 16));
+                for r in jpeg_starts(data, 16) {
+                    found.add_jpeg(r);
+                }
             }
         }
         Container::Crw => ciff::walk(data, &mut found),
@@ -280,4 +282,43 @@ fn choose(data: &[u8], side: u32) -> Result<Preview, NoPreview> {
 /// The largest decodable embedded JPEG, or None ([`largest`] says why).
 pub fn embedded(data: &[u8]) -> Option<Preview> {
     largest(data).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A TIFF whose one IFD lists 65,535 entries, half of them previews (RW2's JpgFromRaw)
+    /// and half sub-IFD lists of thousands, every one pointing back into the file: the walk
+    /// keeps at most a few dozen candidates, each once, and a bounded queue.
+    #[test]
+    fn a_preview_list_of_huge_counts_is_capped_and_deduplicated() {
+        let n = u16::MAX;
+        let mut data = b"II*\0".to_vec();
+        data.extend(8u32.to_le_bytes());
+        data.extend(n.to_le_bytes());
+        for i in 0..u32::from(n) {
+            let (tag, typ, count, value) = if i % 2 == 0 {
+                (0x002Eu16, 7u16, 4096u32, (i / 2) % 7 * 4)
+            } else {
+                (0x014A, 4, 100_000, 8)
+            };
+            data.extend(tag.to_le_bytes());
+            data.extend(typ.to_le_bytes());
+            data.extend(count.to_le_bytes());
+            data.extend(value.to_le_bytes());
+        }
+        data.extend(8u32.to_le_bytes());
+        let found = parse(&data).expect("a TIFF");
+        assert!(!found.jpegs.is_empty());
+        assert!(
+            found.jpegs.len() <= tiff::MAX_JPEGS,
+            "{}",
+            found.jpegs.len()
+        );
+        let mut unique = found.jpegs.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), found.jpegs.len(), "each candidate once");
+        assert!(largest(&data).is_err(), "none of them is a JPEG");
+    }
 }

@@ -63,6 +63,28 @@ pub(super) struct Found {
 /// IFDs visited at most, and sub-IFD pointers followed per entry: real files have a handful.
 const MAX_IFDS: usize = 64;
 const MAX_SUBIFDS: usize = 16;
+/// IFDs waiting to be visited at most: a file listing thousands of sub-IFDs in each of its
+/// entries is walked in bounded memory.
+const MAX_QUEUED: usize = 4 * MAX_IFDS;
+/// Preview candidates kept at most, each once: real files list two to five, and each kept is
+/// a JPEG header to read.
+pub(super) const MAX_JPEGS: usize = 32;
+
+impl Found {
+    /// A preview candidate, unless it is listed already or enough are.
+    pub(super) fn add_jpeg(&mut self, range: Range<usize>) {
+        if self.jpegs.len() < MAX_JPEGS && !self.jpegs.contains(&range) {
+            self.jpegs.push(range);
+        }
+    }
+}
+
+/// An IFD to visit, unless enough wait.
+fn enqueue(queue: &mut Vec<usize>, at: usize) {
+    if queue.len() < MAX_QUEUED {
+        queue.push(at);
+    }
+}
 
 pub(super) fn walk(tiff: Tiff<'_>, first: usize, found: &mut Found) {
     let mut queue = vec![first];
@@ -92,20 +114,20 @@ pub(super) fn walk(tiff: Tiff<'_>, first: usize, found: &mut Found) {
                 0x0111 if count == 1 => strip = Some(scalar),
                 0x0117 if count == 1 => strip_len = Some(scalar),
                 // RW2's JpgFromRaw: the JPEG is the tag's own bytes.
-                0x002E if typ == 7 => found.jpegs.push(value..value.saturating_add(count)),
+                0x002E if typ == 7 => found.add_jpeg(value..value.saturating_add(count)),
                 // SubIFDs, the EXIF IFD.
                 0x014A => {
                     if count == 1 {
-                        queue.push(value);
+                        enqueue(&mut queue, value);
                     } else {
                         for k in 0..count.min(MAX_SUBIFDS) {
                             if let Some(off) = tiff.u32(value.saturating_add(k * 4)) {
-                                queue.push(off as usize);
+                                enqueue(&mut queue, off as usize);
                             }
                         }
                     }
                 }
-                0x8769 => queue.push(value),
+                0x8769 => enqueue(&mut queue, value),
                 // ASCII: inline when it fits in 4 bytes, else at the offset.
                 0x9003 | 0x9291 if typ == 2 => {
                     let start = if count <= 4 { e + 8 } else { value };
@@ -124,11 +146,11 @@ pub(super) fn walk(tiff: Tiff<'_>, first: usize, found: &mut Found) {
         }
         for (off, len) in [(jif, jif_len), (strip, strip_len)] {
             if let (Some(off), Some(len)) = (off, len) {
-                found.jpegs.push(off..off.saturating_add(len));
+                found.add_jpeg(off..off.saturating_add(len));
             }
         }
         if let Some(next) = tiff.u32(at + 2 + usize::from(n) * 12) {
-            queue.push(next as usize);
+            enqueue(&mut queue, next as usize);
         }
     }
 }
