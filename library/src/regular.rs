@@ -88,15 +88,20 @@ fn size_words(bytes: u64) -> String {
     format!("{bytes} bytes")
 }
 
-/// Opened to read; a FIFO's open returns at once instead of waiting for a writer.
+/// Opened to read; a FIFO's open returns at once instead of waiting for a writer. A file
+/// another program holds a lease on (Samba's oplocks) refuses a non-blocking open: that one is
+/// opened again, waiting as any program's open does until the lease is let go, which the
+/// kernel enforces within its lease-break-time (45 s by default).
 #[cfg(unix)]
 fn open_without_blocking(path: &Path) -> std::io::Result<std::fs::File> {
     use rustix::fs::{Mode, OFlags};
-    let fd = rustix::fs::open(
-        path,
-        OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
+    use rustix::io::Errno;
+    let open =
+        |more| rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC | more, Mode::empty());
+    let fd = match open(OFlags::NONBLOCK) {
+        Err(Errno::WOULDBLOCK) => open(OFlags::empty())?,
+        other => other?,
+    };
     Ok(std::fs::File::from(fd))
 }
 

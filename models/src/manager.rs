@@ -228,23 +228,30 @@ impl ModelManager {
                 continue;
             }
             let label = d.id.clone();
-            match file_sha256(&archive) {
-                Ok(h) if h == d.sha256.to_ascii_lowercase() => {
-                    match self.install_from_download(d, &archive, &archive.display().to_string()) {
-                        Ok(done) => {
-                            out.extend(done.into_iter().map(|i| (i.model_id.clone(), Ok(i))));
-                        }
-                        Err(e) => out.push((label, Err(e.to_string()))),
-                    }
+            // Hashed and read from a copy of our own: the folder's file may change between
+            // a hash and a second open, and its members would then go in unverified.
+            let copied = match self.private_copy(&archive) {
+                Ok(c) => c,
+                Err(e) => {
+                    out.push((label, Err(e.to_string())));
+                    continue;
                 }
-                Ok(h) => out.push((
+            };
+            if copied.sha256 != d.sha256.to_ascii_lowercase() {
+                out.push((
                     label,
                     Err(format!(
-                        "sha256 is {h}, not the pinned {}; not used: {}",
+                        "sha256 is {}, not the pinned {}; not used: {}",
+                        copied.sha256,
                         d.sha256,
                         archive.display()
                     )),
-                )),
+                ));
+                continue;
+            }
+            let from = archive.display().to_string();
+            match self.install_from_download(d, &copied.path, &from) {
+                Ok(done) => out.extend(done.into_iter().map(|i| (i.model_id.clone(), Ok(i)))),
                 Err(e) => out.push((label, Err(e.to_string()))),
             }
         }
@@ -393,6 +400,52 @@ impl ModelManager {
     }
 
     /// Take every card `d` provides out of the verified download at `path`.
+    /// `path` copied into the download dir under a temporary name of its own, hashed as it
+    /// is copied; the copy goes when the result is dropped.
+    fn private_copy(&self, path: &Path) -> Result<PrivateCopy, ManagerError> {
+        use sha2::{Digest, Sha256};
+        use std::io::{Read, Write};
+        let io = |what: &'static str, path: &Path| {
+            let path = path.to_path_buf();
+            move |source| ManagerError::Io { what, path, source }
+        };
+        let dir = self.download_dir();
+        std::fs::create_dir_all(&dir).map_err(io("cannot create the download dir", &dir))?;
+        let name = path.file_name().unwrap_or_default();
+        let (mut to, temp) = darkroom_library::durable::create_temp_beside(&dir.join(name))
+            .map_err(io("cannot copy the archive", &dir))?;
+        let mut copy = PrivateCopy {
+            path: temp,
+            sha256: String::new(),
+        };
+        let mut from = darkroom_library::regular::open_regular(path)
+            .map_err(io("cannot read the archive", path))?;
+        let mut hash = Sha256::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut total = 0u64;
+        loop {
+            let n = from
+                .read(&mut buf)
+                .map_err(io("cannot read the archive", path))?;
+            if n == 0 {
+                break;
+            }
+            total += n as u64;
+            if total > ARCHIVE_CAP {
+                return Err(io("cannot read the archive", path)(std::io::Error::other(
+                    format!("more than the {ARCHIVE_CAP} bytes a model archive may have"),
+                )));
+            }
+            hash.update(&buf[..n]);
+            to.write_all(&buf[..n])
+                .map_err(io("cannot copy the archive", &copy.path))?;
+        }
+        to.sync_all()
+            .map_err(io("cannot copy the archive", &copy.path))?;
+        copy.sha256 = hex::encode(hash.finalize());
+        Ok(copy)
+    }
+
     fn install_from_download(
         &self,
         d: &DownloadSource,
@@ -427,11 +480,15 @@ impl ModelManager {
         path: &Path,
         from: &str,
     ) -> Result<Installed, ManagerError> {
-        let bytes = std::fs::read(path).map_err(|source| ManagerError::Io {
-            what: "cannot read the download",
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let bytes = darkroom_library::regular::read_capped(path, ARCHIVE_CAP, "a model")
+            .and_then(|b| {
+                b.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
+            })
+            .map_err(|source| ManagerError::Io {
+                what: "cannot read the download",
+                path: path.to_path_buf(),
+                source,
+            })?;
         self.install_bytes(card, &bytes, from)
     }
 
@@ -491,6 +548,21 @@ enum Source<'a> {
     Mirror { url: String, pin: Pin },
 }
 
+/// The most a model archive, or a member taken out of one, may be.
+const ARCHIVE_CAP: u64 = 4 << 30;
+
+/// A file copied for the manager's own use, removed when dropped.
+struct PrivateCopy {
+    path: PathBuf,
+    sha256: String,
+}
+
+impl Drop for PrivateCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
 fn read_zip_member(archive: &Path, member: &str) -> Result<Vec<u8>, ManagerError> {
     let fail = |reason: String| ManagerError::Archive {
         member: member.to_owned(),
@@ -511,10 +583,17 @@ fn read_zip_member(archive: &Path, member: &str) -> Result<Vec<u8>, ManagerError
         .find(|n| n == member || n.ends_with(&suffix))
         .map(|n| n.into_owned())
         .ok_or_else(|| fail("no such file".to_owned()))?;
-    let mut entry = zip.by_name(&name).map_err(|e| fail(e.to_string()))?;
+    let entry = zip.by_name(&name).map_err(|e| fail(e.to_string()))?;
     let mut bytes = Vec::with_capacity(entry.size().min(1 << 30) as usize);
+    // The size a member declares is the archive's word: what it inflates to is capped too.
     entry
+        .take(ARCHIVE_CAP + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > ARCHIVE_CAP {
+        return Err(fail(format!(
+            "it inflates past the {ARCHIVE_CAP} bytes a model may have"
+        )));
+    }
     Ok(bytes)
 }

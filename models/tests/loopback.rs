@@ -611,3 +611,36 @@ fn a_slow_link_that_keeps_bringing_bytes_finishes_the_model() {
     assert_eq!(std::fs::read(got).expect("read"), model);
     assert_eq!(taken.load(Ordering::SeqCst), 8);
 }
+
+/// A pack in the user's folder: installed from a copy of the manager's own, hashed as it was
+/// copied (the folder's file, read once, may change after), which is gone afterwards; the
+/// folder keeps its file.
+#[test]
+fn a_pack_in_a_folder_is_installed_from_a_private_copy() {
+    let feature = model_bytes("fr_feature.onnx");
+    let pack = zip_with(&[("pack/fr_feature.onnx", &feature)]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("my models");
+    std::fs::create_dir_all(&folder).expect("folder");
+    std::fs::write(folder.join("pack.zip"), &pack).expect("copy");
+    let models = dir.path().join("models");
+    let sha = darkroom_engine::store::sha256_hex(&pack);
+    let m = ModelManager::new(
+        ModelStore::new(&models, cards_with_pack(&sha, "fr_feature.onnx")),
+        None,
+    );
+    let report: HashMap<String, Result<_, String>> =
+        m.install_from_folder(&folder).into_iter().collect();
+    assert!(report["fr_feature"].is_ok(), "{report:?}");
+    assert_eq!(
+        std::fs::read(models.join("fr_feature.onnx")).expect("installed"),
+        feature
+    );
+    assert_eq!(std::fs::read(folder.join("pack.zip")).expect("kept"), pack);
+    let left: Vec<_> = std::fs::read_dir(m.download_dir())
+        .expect("the copy was made there")
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(left.is_empty(), "the private copy is gone: {left:?}");
+}

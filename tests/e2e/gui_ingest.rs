@@ -432,8 +432,8 @@ fn commanded(h: &Harness<'static, DarkRoom>, c: egui::ViewportCommand) -> bool {
 }
 
 /// A card of `n` photos whose `at`th has a RAW (4 KB, read by the plan) beside its JPEG, the
-/// gate: [`shut`] makes the JPEG a FIFO, which the copy, reaching it, waits on until the test
-/// writes to it — a card that stopped answering, or one that answers when the test says so.
+/// gate: [`Gate::shut`] holds the JPEG shut, and the copy, reaching it, waits on it until the
+/// test opens the gate — a card that stopped answering, or one that answers when told.
 fn card_with_a_gate(dir: &Path, n: usize, at: usize) -> (PathBuf, PathBuf) {
     let card = big_card(dir, n);
     let folder = card.join("DCIM/100TEST");
@@ -441,27 +441,52 @@ fn card_with_a_gate(dir: &Path, n: usize, at: usize) -> (PathBuf, PathBuf) {
     (card, folder.join(format!("IMG_{at:04}.JPG")))
 }
 
-/// The gate becomes a FIFO. The scan never passes a FIFO on, so a test shuts it after the plan
-/// for the copy to wait on it.
-fn shut(gate: &Path) {
-    std::fs::remove_file(gate).expect("rm");
-    let made = std::process::Command::new("mkfifo")
-        .arg(gate)
-        .status()
-        .expect("mkfifo runs");
-    assert!(made.success());
+/// A card file held shut: a child process holds a write lease on it, so the copy's open of it
+/// waits, as on a card that stopped answering, until the gate opens (the holder ends). The
+/// kernel breaks a lease after its lease-break-time (45 s by default): each test is done with
+/// the gate within a few frames of the copy reaching it.
+struct Gate {
+    holder: std::process::Child,
+    said: std::sync::mpsc::Receiver<String>,
 }
 
-/// The FIFO `gate` opened to write, once a reader has it open (O_NONBLOCK: the open fails at
-/// once while nobody reads it); None while nobody does.
-fn gate_opened(gate: &Path) -> Option<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    const O_NONBLOCK: i32 = 0o4000;
-    std::fs::OpenOptions::new()
-        .write(true)
-        .custom_flags(O_NONBLOCK)
-        .open(gate)
-        .ok()
+impl Gate {
+    fn shut(path: &Path) -> Gate {
+        let mut holder = std::process::Command::new("python3")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/e2e/data/hold-lease.py"))
+            .arg(path)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+        let out = holder.stdout.take().expect("its stdout");
+        let (tx, said) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufRead::lines(std::io::BufReader::new(out)).map_while(Result::ok)
+            {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let first = said
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("the lease holder said something");
+        assert_eq!(first, "held", "the lease is taken");
+        Gate { holder, said }
+    }
+
+    /// Whether the copy has come to the gate and waits there.
+    fn reached(&self) -> bool {
+        self.said.try_recv().is_ok_and(|l| l == "reached")
+    }
+}
+
+impl Drop for Gate {
+    /// The gate opens: the copy's open goes on.
+    fn drop(&mut self) {
+        let _ = self.holder.kill();
+        let _ = self.holder.wait();
+    }
 }
 
 /// The card stops answering mid-copy (the copy waits on a photo that never comes): "Stop and
@@ -483,7 +508,7 @@ fn a_card_that_stops_answering_does_not_keep_the_window_open() {
         assert!(std::time::Instant::now() < deadline, "never asked");
         h.step();
     }
-    shut(&gate);
+    let shut = Gate::shut(&gate);
     // The question takes its size and place first (it is centred on what it holds).
     h.run_steps(3);
     h.get_by_label("Leave them on the card").click();
@@ -493,14 +518,11 @@ fn a_card_that_stops_answering_does_not_keep_the_window_open() {
         "answered: the copy runs"
     );
     // The copy reaches the photo and waits on it (the window keeps taking its reports).
-    let stuck = loop {
-        if let Some(w) = gate_opened(&gate) {
-            break w;
-        }
+    while !shut.reached() {
         assert!(std::time::Instant::now() < deadline, "never reached");
         std::thread::sleep(std::time::Duration::from_millis(5));
         h.step();
-    };
+    }
     crate::gui::ask_to_close(&mut h);
     h.step();
     assert_eq!(h.state().closing(), Closing::AskStopIngest);
@@ -531,16 +553,16 @@ fn a_card_that_stops_answering_does_not_keep_the_window_open() {
         named.contains(&"IMG_0002.JPG".to_owned()) && !named.contains(&"IMG_0010.JPG".to_owned()),
         "what landed stays: {named:?}"
     );
-    // The card answers at last (its end: the photo reads short, and the copy ends).
-    drop(stuck);
+    // The card answers at last.
+    drop(shut);
     drop(h);
 }
 
 /// Closing the window while the card is copied asks first; "Keep copying" keeps it going,
 /// "Stop and close" stops at a file's end and closes; the next ingest finishes the rest, each
-/// file once. The copy cannot get past a known photo (the JPEG of a RAW+JPEG pair is a FIFO
-/// the test feeds only once it has asked to stop; only the RAW is read before the copy), so
-/// every step happens while it is still copying, on any machine.
+/// file once. The copy cannot get past a known photo (the JPEG of a RAW+JPEG pair, held shut
+/// until the test has asked to stop; only the RAW is read before the copy), so every step
+/// happens while it is still copying, on any machine.
 #[test]
 fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     use darkroom_app::gui::state::Closing;
@@ -548,15 +570,15 @@ fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     let (card, gate) = card_with_a_gate(dir.path(), 40, 20);
     let folder = card.join("DCIM/100TEST");
     let work = dir.path().join("work");
+    // Shut before the window opens: the scan and the plan only look at the JPEG (its size and
+    // time), which a lease lets them.
+    let shut = Gate::shut(&gate);
     let mut h = copying_in_window(dir.path(), &card, &work);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-    // Planned (the scan never passes a FIFO on), the gate shuts while the copy is on its first
-    // photos, 76 MB before it.
     while !h.state().windows.ingest.copying() {
         assert!(std::time::Instant::now() < deadline, "never copied");
         h.step();
     }
-    shut(&gate);
     while h.state().cull.entries().is_empty() {
         assert!(std::time::Instant::now() < deadline, "nothing landed");
         h.step();
@@ -588,28 +610,14 @@ fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     assert_eq!(h.state().closing(), Closing::StoppingIngest);
     assert!(commanded(&h, egui::ViewportCommand::CancelClose));
     // The photo the copy may be waiting on comes (if the stop reached the copy before it got
-    // there, nobody opens the FIFO and nothing is fed); the copy stops at a file's end, and
-    // the window closes.
-    let closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let feeder = {
-        let (gate, closed) = (gate.clone(), std::sync::Arc::clone(&closed));
-        std::thread::spawn(move || {
-            while !closed.load(std::sync::atomic::Ordering::SeqCst) {
-                if let Some(mut w) = gate_opened(&gate) {
-                    let _ = std::io::Write::write_all(&mut w, b"\xFF\xD8 late \xFF\xD9");
-                    return;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
-        })
-    };
+    // there, nothing waits on the gate); the copy stops at a file's end, and the window
+    // closes.
+    drop(shut);
     while !commanded(&h, egui::ViewportCommand::Close) {
         assert!(std::time::Instant::now() < deadline, "never closed");
         std::thread::sleep(std::time::Duration::from_millis(10));
         h.step();
     }
-    closed.store(true, std::sync::atomic::Ordering::SeqCst);
-    feeder.join().expect("feeder");
     assert!(!h.state().windows.ingest.copying());
     let landed = files(&work);
     assert!(
@@ -619,7 +627,7 @@ fn closing_while_the_card_is_copied_asks_and_the_next_ingest_finishes_it() {
     drop(h);
     // The card back as a card: the JPEG a plain file. The next ingest finishes what the
     // stopped one left, the pair on its one name, and copies nothing twice.
-    std::fs::remove_file(&gate).expect("rm fifo");
+    std::fs::remove_file(&gate).expect("rm");
     std::fs::write(&gate, b"\xFF\xD8 the JPEG \xFF\xD9").expect("the JPEG");
     let mut catalog = darkroom_catalog::Catalog::open(
         &dir.path().join("catalog.sqlite"),

@@ -94,8 +94,14 @@ fn drop_caches() -> anyhow::Result<()> {
         .context("cannot drop the page cache (root only): /proc/sys/vm/drop_caches")
 }
 
-fn sh(script: &str) -> anyhow::Result<()> {
-    let status = Command::new("sh").args(["-c", script]).status()?;
+/// `script` run by sh with the card as `$1` and the output folder as `$2`: paths go in as
+/// arguments, never into the script's text.
+fn sh(script: &str, card: &Path, out: &Path) -> anyhow::Result<()> {
+    let status = Command::new("sh")
+        .args(["-c", script, "sh"])
+        .arg(card)
+        .arg(out)
+        .status()?;
     anyhow::ensure!(status.success(), "failed: {script}");
     Ok(())
 }
@@ -122,7 +128,6 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     };
     let (files, bytes) = card_size(&card)?;
     let bytes = bytes as f64;
-    let q = |p: &Path| format!("'{}'", p.display());
     let names = [
         "cp",
         "cp + sync",
@@ -139,26 +144,26 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
             let out = scratch.join("out");
             let _ = std::fs::remove_dir_all(&out);
             std::fs::create_dir_all(&out)?;
-            sh("sync")?;
+            sh("sync", &card, &out)?;
             if a.drop_caches {
                 drop_caches()?;
             }
             let started = Instant::now();
             match c {
-                0 => sh(&format!("cp -r {}/. {}/card", q(&card), q(&out)))?,
-                1 => sh(&format!("cp -r {}/. {}/card && sync", q(&card), q(&out)))?,
-                2 => sh(&format!(
-                    "cp -r {card}/. {out}/card \
-                     && (cd {card} && find . -type f -exec sha256sum {{}} + > {out}/sums) \
-                     && (cd {out}/card && sha256sum -c --quiet {out}/sums) && sync",
-                    card = q(&card),
-                    out = q(&out)
-                ))?,
-                3 => sh(&format!(
-                    "cp -r {card}/. {out}/card & first=$!; cp -r {card}/. {out}/backup && wait $first",
-                    card = q(&card),
-                    out = q(&out)
-                ))?,
+                0 => sh(r#"cp -r "$1"/. "$2"/card"#, &card, &out)?,
+                1 => sh(r#"cp -r "$1"/. "$2"/card && sync"#, &card, &out)?,
+                2 => sh(
+                    r#"cp -r "$1"/. "$2"/card \
+                       && (cd "$1" && find . -type f -exec sha256sum {} + > "$2"/sums) \
+                       && (cd "$2"/card && sha256sum -c --quiet "$2"/sums) && sync"#,
+                    &card,
+                    &out,
+                )?,
+                3 => sh(
+                    r#"cp -r "$1"/. "$2"/card & first=$!; cp -r "$1"/. "$2"/backup && wait $first"#,
+                    &card,
+                    &out,
+                )?,
                 _ => {
                     let catalog = out.join("catalog.sqlite");
                     let mut c2 = Catalog::open(&catalog, SidecarNaming::default())?;

@@ -29,8 +29,8 @@ pub fn load(path: &Path, api_version: u32) -> Result<OrtLibrary, LoadFailure> {
     // SAFETY: loading a library runs its initialisers. We only load files named like ONNX
     // Runtime from places the user or packager put them, which is the trust model of any
     // dynamically linked program.
-    let library =
-        unsafe { libloading::Library::new(path) }.map_err(|e| LoadFailure::Open(e.to_string()))?;
+    // On Windows a bare name is never looked for in the current folder (`super::open`).
+    let library = unsafe { super::open(path) }.map_err(|e| LoadFailure::Open(e.to_string()))?;
     type GetApiBase = unsafe extern "system" fn() -> *const ort::sys::OrtApiBase;
     // SAFETY: `OrtGetApiBase` has this signature in every ONNX Runtime release.
     let get_base = match unsafe { library.get::<GetApiBase>(b"OrtGetApiBase\0") } {
