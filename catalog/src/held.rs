@@ -84,7 +84,8 @@ impl Head {
             source,
             path: path.to_path_buf(),
         };
-        let file = match std::fs::File::open(path) {
+        // Only a regular file: a FIFO named like a photo on a card must not hang the catalog.
+        let file = match darkroom_library::regular::open_photo(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(read(e)),

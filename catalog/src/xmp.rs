@@ -155,16 +155,19 @@ fn set(fields: &mut Fields, field: Field, value: String) {
     *slot = Some(value);
 }
 
-/// Attributes one element may have, and namespace declarations one packet may make: real
-/// sidecars have a few hundred and a few dozen. More is refused, in time linear in the packet:
-/// each attribute is compared with the others of its element, and each name resolved against
-/// every declaration in scope, so a hostile packet of 100,000 would take hours.
-const MAX_ATTRIBUTES: usize = 4096;
+/// Attributes one element may have, attributes and namespace declarations one packet may
+/// have: real sidecars have a few hundred and a few dozen. More is refused, in time linear in
+/// the packet: each attribute is compared with the others of its element, and each name
+/// resolved against every declaration in scope, so a hostile packet of 100,000 would take
+/// hours.
+const MAX_ATTRIBUTES: usize = 2048;
+const MAX_PACKET_ATTRIBUTES: usize = 20_000;
 const MAX_DECLARATIONS: usize = 256;
 
 /// What a packet has used of its limits so far.
 #[derive(Default)]
 struct Limits {
+    attributes: usize,
     declarations: usize,
 }
 
@@ -174,6 +177,12 @@ impl Limits {
             if n >= MAX_ATTRIBUTES {
                 return Err(format!(
                     "an element has more than {MAX_ATTRIBUTES} attributes"
+                ));
+            }
+            self.attributes += 1;
+            if self.attributes > MAX_PACKET_ATTRIBUTES {
+                return Err(format!(
+                    "more than {MAX_PACKET_ATTRIBUTES} attributes in the packet"
                 ));
             }
             let Ok(attr) = attr else { continue };
@@ -1026,11 +1035,27 @@ mod tests {
             )
         };
         let e = merge(&many(100_000, false), &decision, words).expect_err("refused");
-        assert_eq!(e, "an element has more than 4096 attributes");
+        assert_eq!(e, "an element has more than 2048 attributes");
         let e = merge(&many(1_000, true), &decision, words).expect_err("refused");
         assert_eq!(e, "more than 256 namespace declarations");
-        // A packet within both limits is merged as before.
+        // A packet within the limits is merged as before.
         assert!(merge(&many(2_000, false), &decision, words).is_ok());
+        // 100,000 attributes in elements of 1,000 each.
+        let mut elements = String::new();
+        for e in 0..100 {
+            elements.push_str("<rdf:li");
+            for i in 0..1_000 {
+                elements.push_str(&format!(" xmp:e{e}a{i}=\"v\""));
+            }
+            elements.push_str("/>");
+        }
+        let packet = format!(
+            "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"{RDF}\">\
+             <rdf:Description xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\"><xmp:List><rdf:Bag>\
+             {elements}</rdf:Bag></xmp:List></rdf:Description></rdf:RDF></x:xmpmeta>"
+        );
+        let e = merge(&packet, &decision, words).expect_err("refused");
+        assert_eq!(e, "more than 20000 attributes in the packet");
     }
 
     #[test]

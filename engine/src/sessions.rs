@@ -362,11 +362,12 @@ fn load_released(store: &ModelStore, model_id: &str) -> Result<VerifiedModel, En
 
 /// A model file read from outside the store and hashed, not yet held to anything.
 fn read_outside_store(file: &Path, card: ModelCard) -> Result<VerifiedModel, EngineError> {
-    let bytes = std::fs::read(file).map_err(|source| EngineError::ModelRead {
-        model_id: card.model_id(),
-        path: file.to_path_buf(),
-        source,
-    })?;
+    let bytes = darkroom_library::regular::read_whole(file, crate::store::MODEL_CAP, "a model")
+        .map_err(|source| EngineError::ModelRead {
+            model_id: card.model_id(),
+            path: file.to_path_buf(),
+            source,
+        })?;
     Ok(VerifiedModel {
         card,
         path: file.to_path_buf(),

@@ -128,7 +128,9 @@ impl ModelStore {
     pub fn load(&self, model_id: &str) -> Result<VerifiedModel, EngineError> {
         let card = self.cards.get(model_id)?.clone();
         let path = self.path_of(&card);
-        let bytes = match std::fs::read(&path) {
+        // Only a regular file within a model's cap: a FIFO or a device under a model's name
+        // must not hang or exhaust the process that loads it.
+        let bytes = match darkroom_library::regular::read_whole(&path, MODEL_CAP, "a model") {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(EngineError::ModelMissing {
@@ -223,6 +225,9 @@ impl ModelStore {
         Ok(target)
     }
 }
+
+/// The most a model file may be: far above any this app runs (the largest is tens of MB).
+pub const MODEL_CAP: u64 = 4 << 30;
 
 /// Temp file in the same directory (created exclusively, never through a planted link),
 /// fsync, rename: a reader sees the old file or the new one.

@@ -45,11 +45,38 @@ fn is_xmp(path: &Path, bytes: &[u8]) -> bool {
         || bytes.windows(XMP_START.len()).any(|w| w == XMP_START)
 }
 
+/// A TIFF whose one IFD lists 65,535 entries, previews (RW2's JpgFromRaw) and sub-IFD lists
+/// of a hundred thousand in turn, each pointing back into the file, its next IFD itself: what
+/// a hostile file claims to make a walk's lists grow without bound.
+fn huge_counts() -> Vec<u8> {
+    let n = u16::MAX;
+    let mut data = b"II*\0".to_vec();
+    data.extend(8u32.to_le_bytes());
+    data.extend(n.to_le_bytes());
+    for i in 0..u32::from(n) {
+        let (tag, typ, count, value) = if i % 2 == 0 {
+            (0x002Eu16, 7u16, 4096u32, (i / 2) % 7 * 4)
+        } else {
+            (0x014A, 4, 100_000, 8)
+        };
+        data.extend(tag.to_le_bytes());
+        data.extend(typ.to_le_bytes());
+        data.extend(count.to_le_bytes());
+        data.extend(value.to_le_bytes());
+    }
+    data.extend(8u32.to_le_bytes());
+    data
+}
+
 /// The seeds of `target` from `dirs`.
 pub fn load(target: Target, dirs: &[PathBuf]) -> anyhow::Result<Vec<Vec<u8>>> {
     let all = files(dirs)?;
     let seeds: Vec<Vec<u8>> = match target {
-        Target::Preview | Target::Exif => all.into_iter().map(|(_, b)| b).collect(),
+        Target::Preview | Target::Exif => all
+            .into_iter()
+            .map(|(_, b)| b)
+            .chain(std::iter::once(huge_counts()))
+            .collect(),
         // JPEG files, and the JPEGs cut out of every container.
         Target::JpegDc | Target::JpegTurbo => all
             .iter()

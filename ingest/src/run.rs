@@ -356,6 +356,20 @@ fn finish_batch(
     results
 }
 
+/// The card or a drive, if it is no longer the folder the plan saw (or, for a drive's folder
+/// still to be made, the folder it goes in).
+fn seen_gone(plan: &Plan, options: &Options) -> Option<IngestError> {
+    plan.seen.iter().find_map(|(path, anchor)| {
+        (!anchor.in_place()).then(|| {
+            if *path == options.source {
+                IngestError::CardGone { path: path.clone() }
+            } else {
+                IngestError::DriveGone { path: path.clone() }
+            }
+        })
+    })
+}
+
 /// Every drive checked again (a folder may have been linked since the plan) and held for the
 /// run; then the temporaries a killed run left in the folders this one writes to go.
 fn hold_roots(plan: &Plan, options: &Options) -> Result<Vec<ingest::RootLock>, String> {
@@ -429,16 +443,8 @@ pub fn run(
         drives: Vec::new(),
     };
     // The card and the drives are still what the plan saw: none unmounted, none another in
-    // its place (a lock must not make a drive's folder on a bare mount point).
-    if let Some(gone) = plan.seen.iter().find_map(|(path, anchor)| {
-        (!anchor.in_place()).then(|| {
-            if *path == options.source {
-                IngestError::CardGone { path: path.clone() }
-            } else {
-                IngestError::DriveGone { path: path.clone() }
-            }
-        })
-    }) {
+    // its place (a lock must not make a drive's folder on a bare mount point)...
+    if let Some(gone) = seen_gone(plan, options) {
         run.outcome.stopped = Some(gone.to_string());
         run.outcome.elapsed = run.started.elapsed();
         return run.outcome;
@@ -451,6 +457,14 @@ pub fn run(
             return run.outcome;
         }
     };
+    // ...and still are now the drives are held: one unmounted while it was locked has its
+    // lock, and the folders the run writes through, on the bare mount point, which from here
+    // on would look in place.
+    if let Some(gone) = seen_gone(plan, options) {
+        run.outcome.stopped = Some(gone.to_string());
+        run.outcome.elapsed = run.started.elapsed();
+        return run.outcome;
+    }
     let card_seen = plan.seen.first().map(|(_, anchor)| Ok(anchor.clone()));
     match card_seen.unwrap_or_else(|| ingest::Anchor::of(&options.source)) {
         Ok(card) => run.card = Some(card),

@@ -41,6 +41,19 @@ pub fn create_dir_all(dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Create `path` to write and read back, never an existing file (or a link's target), its
+/// missing folders made on the way, each flushed into its parent.
+pub fn create_new_with_folders(path: &Path) -> std::io::Result<std::fs::File> {
+    if let Some(dir) = path.parent() {
+        create_dir_all(dir)?;
+    }
+    std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
 /// Tries at a fresh name before giving up: each collision is another run's temporary, or a
 /// name planted there.
 const TEMP_TRIES: usize = 16;
@@ -49,23 +62,28 @@ const TEMP_TRIES: usize = 16;
 /// link or file planted at a name it could have taken is never opened (create-new does not
 /// follow a link), another name is tried. The temporary and its path.
 pub fn create_temp_beside(path: &Path) -> std::io::Result<(std::fs::File, PathBuf)> {
-    create_temp_among(path, std::iter::repeat_with(unpredictable))
+    create_temp_among(path, std::iter::repeat_with(unpredictable), None)
 }
 
+/// As [`create_temp_beside`], created with at most `mode`'s permissions (Unix) where given.
 fn create_temp_among(
     path: &Path,
     suffixes: impl Iterator<Item = String>,
+    mode: Option<u32>,
 ) -> std::io::Result<(std::fs::File, PathBuf)> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut options = std::fs::File::options();
+    options.read(true).write(true).create_new(true);
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode & 0o777);
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
     for suffix in suffixes.take(TEMP_TRIES) {
         let temp = dir.join(format!(".{name}.darkroom-{suffix}.tmp"));
-        match std::fs::File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-        {
+        match options.open(&temp) {
             Ok(file) => return Ok((file, temp)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e),
@@ -117,7 +135,11 @@ pub fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
     #[cfg(not(windows))]
     {
         match std::fs::hard_link(from, to) {
-            Ok(()) => std::fs::remove_file(from),
+            // `to` is our own second name for `from` until `from` goes: if it cannot, `to` goes
+            // instead, and nothing is named twice.
+            Ok(()) => std::fs::remove_file(from).inspect_err(|_| {
+                let _ = std::fs::remove_file(to);
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
             Err(_) => {
                 std::fs::File::options()
@@ -151,7 +173,14 @@ pub fn replace_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(e),
     };
-    let (mut file, temp) = create_temp_beside(path)?;
+    // Never more open than the file it replaces, even for the moment before its mode is set.
+    #[cfg(unix)]
+    let mode = old
+        .as_ref()
+        .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()));
+    #[cfg(not(unix))]
+    let mode = None;
+    let (mut file, temp) = create_temp_among(path, std::iter::repeat_with(unpredictable), mode)?;
     let written = (|| {
         file.write_all(bytes)?;
         if let Some(old) = &old {
@@ -182,8 +211,12 @@ pub fn make_private(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        let meta = std::fs::metadata(dir)?;
-        if meta.uid() == rustix::process::geteuid().as_raw() && meta.mode() & 0o077 != 0 {
+        // A link is another's choice of where the folder is: left as it is.
+        let meta = std::fs::symlink_metadata(dir)?;
+        if meta.is_dir()
+            && meta.uid() == rustix::process::geteuid().as_raw()
+            && meta.mode() & 0o077 != 0
+        {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(meta.mode() & 0o700))?;
         }
     }
@@ -240,10 +273,10 @@ mod tests {
             .expect("planted");
         }
         let names = ["1", "2", "3"].into_iter().map(String::from);
-        let (_, temp) = create_temp_among(&sidecar, names).expect("a fresh name");
+        let (_, temp) = create_temp_among(&sidecar, names, None).expect("a fresh name");
         assert_eq!(temp, t.path().join(".a.jpg.xmp.darkroom-3.tmp"));
         let names = ["1", "2"].into_iter().map(String::from);
-        let e = create_temp_among(&sidecar, names).expect_err("every name taken");
+        let e = create_temp_among(&sidecar, names, None).expect_err("every name taken");
         assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&target).expect("read"), b"mine");
         assert_ne!(unpredictable(), unpredictable());

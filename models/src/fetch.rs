@@ -155,13 +155,16 @@ impl Fetcher {
         let mut last_cause = String::new();
         let mut complete = false;
         let mut attempt = 0;
+        let mut connections = 0u32;
         while attempt < self.attempts.max(1) {
             attempt += 1;
+            connections += 1;
             if cancel.load(Ordering::Relaxed) {
                 return Err(FetchError::Cancelled);
             }
-            if attempt > 1 {
-                wait_or_cancel(self.backoff * (attempt - 1), cancel)?;
+            if connections > 1 {
+                // Never straight back: a pause after headway too.
+                wait_or_cancel(self.backoff * attempt.max(1), cancel)?;
             }
             let have = part
                 .metadata()
@@ -212,7 +215,7 @@ impl Fetcher {
         if found != expected {
             let quarantined = quarantine(&part_path, &req.name, &found, quarantine_dir, &{
                 format!(
-                    "downloaded from {}\nexpected sha256 {expected}\nfound sha256    {found}\n",
+                    "{DOWNLOAD_NOTE}{}\nexpected sha256 {expected}\nfound sha256    {found}\n",
                     req.url
                 )
             })?;
@@ -311,11 +314,12 @@ impl Fetcher {
         let whole = total.or(req.pin.size);
         let mut done = start;
         progress(Progress { done, total: whole });
-        // Bytes this connection brought, and since the current window began.
-        let mut brought = 0u64;
+        // Bytes since the current window began.
         let mut window = (std::time::Instant::now(), 0u64);
-        let stopped = |brought: u64, cause: String| {
-            if brought > 0 {
+        // Headway is the part longer than it was: a server that ignores the range and drops
+        // each connection early starts it again each time, and makes none.
+        let stopped = |done: u64, cause: String| {
+            if done > have {
                 Connection::Progressed(cause)
             } else {
                 Connection::Dropped(cause)
@@ -331,7 +335,7 @@ impl Fetcher {
                 Ok(Some(Incoming::End)) => break,
                 Ok(Some(Incoming::Failed(cause))) => {
                     part.sync_all().map_err(io("cannot write the part file"))?;
-                    return Ok(stopped(brought, cause));
+                    return Ok(stopped(done, cause));
                 }
                 // The thread sends its head once, first.
                 Ok(Some(Incoming::Head(_))) => {
@@ -340,7 +344,7 @@ impl Fetcher {
                 Ok(None) => {
                     part.sync_all().map_err(io("cannot write the part file"))?;
                     return Ok(stopped(
-                        brought,
+                        done,
                         format!("no byte came for {} s", self.idle.as_secs()),
                     ));
                 }
@@ -356,7 +360,6 @@ impl Fetcher {
             part.write_all(&chunk)
                 .map_err(io("cannot write the part file"))?;
             done += n;
-            brought += n;
             window.1 += n;
             progress(Progress { done, total: whole });
             if window.0.elapsed() >= self.idle {
@@ -374,7 +377,7 @@ impl Fetcher {
         }
         if whole.is_some_and(|w| done < w) {
             return Ok(stopped(
-                brought,
+                done,
                 format!(
                     "the connection closed at {done} of {} bytes",
                     whole.unwrap_or(done)
@@ -544,7 +547,8 @@ pub fn file_sha256(path: &Path) -> Result<String, FetchError> {
 }
 
 /// Move a file that failed verification to `dir/<name>.<sha12>`, with a `.txt` that says why.
-/// It is never deleted: a person may want to see what arrived.
+/// A person may want to see what arrived: downloads are kept, the newest
+/// [`QUARANTINE_KEPT`]; a file moved out of the models folder is never deleted.
 pub fn quarantine(
     path: &Path,
     name: &str,
@@ -575,7 +579,11 @@ pub fn quarantine(
 /// filled by a server that keeps sending the wrong bytes.
 pub const QUARANTINE_KEPT: usize = 8;
 
-/// The oldest quarantined files past [`QUARANTINE_KEPT`] go, each with its note.
+/// What a quarantined download's note begins with: only downloads are ever pruned.
+const DOWNLOAD_NOTE: &str = "downloaded from ";
+
+/// The oldest quarantined downloads past [`QUARANTINE_KEPT`] go, each with its note; any
+/// other quarantined file (one moved out of the models folder) stays.
 fn prune_quarantine(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -585,7 +593,12 @@ fn prune_quarantine(dir: &Path) {
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            !name.starts_with('.') && !name.ends_with(".txt")
+            let mut note = e.path().into_os_string();
+            note.push(".txt");
+            !name.starts_with('.')
+                && !name.ends_with(".txt")
+                && std::fs::read_to_string(PathBuf::from(note))
+                    .is_ok_and(|n| n.starts_with(DOWNLOAD_NOTE))
         })
         .filter_map(|e| {
             let meta = e.metadata().ok().filter(|m| m.is_file())?;
@@ -621,11 +634,28 @@ mod tests {
     fn quarantine_keeps_the_newest_few_each_with_its_note() {
         let t = tempfile::tempdir().expect("tempdir");
         let q = t.path().join("quarantine");
+        // A model moved out of the models folder first, the oldest of all: never pruned.
+        let installed = t.path().join("installed.onnx");
+        std::fs::write(&installed, b"tampered").expect("write");
+        let moved = quarantine(
+            &installed,
+            "installed.onnx",
+            &"b".repeat(64),
+            &q,
+            "m: found\n",
+        )
+        .expect("moved");
+        File::options()
+            .write(true)
+            .open(&moved)
+            .and_then(|f| f.set_modified(std::time::SystemTime::UNIX_EPOCH))
+            .expect("dated");
         for n in 0..QUARANTINE_KEPT + 3 {
             let bad = t.path().join("bad.onnx");
             std::fs::write(&bad, format!("bad {n}")).expect("write");
             let found = format!("{:012x}{}", n + 1, "a".repeat(52));
-            let kept = quarantine(&bad, "bad.onnx", &found, &q, "why\n").expect("moved");
+            let kept = quarantine(&bad, "bad.onnx", &found, &q, &format!("{DOWNLOAD_NOTE}x\n"))
+                .expect("moved");
             // Told apart by time: the oldest go first.
             let when =
                 std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000 + n as u64);
@@ -641,7 +671,8 @@ mod tests {
             .map(|e| e.file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left.len(), 2 * QUARANTINE_KEPT, "{left:?}");
+        assert_eq!(left.len(), 2 * QUARANTINE_KEPT + 2, "{left:?}");
+        assert!(moved.is_file(), "{left:?}");
         for gone in 1..=3 {
             assert!(
                 !left.iter().any(|n| n.contains(&format!("{gone:012x}"))),

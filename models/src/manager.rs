@@ -399,7 +399,6 @@ impl ModelManager {
         }
     }
 
-    /// Take every card `d` provides out of the verified download at `path`.
     /// `path` copied into the download dir under a temporary name of its own, hashed as it
     /// is copied; the copy goes when the result is dropped.
     fn private_copy(&self, path: &Path) -> Result<PrivateCopy, ManagerError> {
@@ -446,6 +445,7 @@ impl ModelManager {
         Ok(copy)
     }
 
+    /// Take every card `d` provides out of the verified download at `path`.
     fn install_from_download(
         &self,
         d: &DownloadSource,
@@ -480,15 +480,13 @@ impl ModelManager {
         path: &Path,
         from: &str,
     ) -> Result<Installed, ManagerError> {
-        let bytes = darkroom_library::regular::read_capped(path, ARCHIVE_CAP, "a model")
-            .and_then(|b| {
-                b.ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"))
-            })
-            .map_err(|source| ManagerError::Io {
+        let bytes = darkroom_library::regular::read_whole(path, ARCHIVE_CAP, "a model").map_err(
+            |source| ManagerError::Io {
                 what: "cannot read the download",
                 path: path.to_path_buf(),
                 source,
-            })?;
+            },
+        )?;
         self.install_bytes(card, &bytes, from)
     }
 

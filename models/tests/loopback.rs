@@ -467,12 +467,14 @@ fn pinned(base: &str, bytes: &[u8]) -> darkroom_models::FetchRequest {
     }
 }
 
+/// Two attempts and short waits; a server that answers at all is given 10 s for it, far
+/// beyond what a loaded machine takes.
 fn quick_fetcher() -> Fetcher {
     let mut f = Fetcher::new();
     f.attempts = 2;
     f.backoff = Duration::from_millis(10);
-    f.answer_within = Duration::from_secs(1);
-    f.idle = Duration::from_secs(1);
+    f.answer_within = Duration::from_secs(10);
+    f.idle = Duration::from_secs(10);
     f
 }
 
@@ -485,7 +487,9 @@ fn a_server_that_never_answers_ends_the_download_saying_so() {
         drop(stream);
     });
     let dir = tempfile::tempdir().expect("tempdir");
-    let err = quick_fetcher()
+    let mut f = quick_fetcher();
+    f.answer_within = Duration::from_secs(1);
+    let err = f
         .fetch(
             &pinned(&base, b"never sent"),
             dir.path(),
@@ -535,24 +539,28 @@ fn cancel_ends_a_download_a_silent_server_holds() {
     }
     cancel.store(true, Ordering::SeqCst);
     // A hang is what is under test: the fetch polls its cancel flag ten times a second.
+    // 30 s: far past the 0.1 s it takes, far short of the agent's own 120 s backstop, which
+    // would end the request (and a broken cancel with it) by itself.
     let result = done
-        .recv_timeout(Duration::from_secs(120))
+        .recv_timeout(Duration::from_secs(30))
         .expect("the fetch returned after Cancel, not at its hour's limit");
     assert!(matches!(result, Err(FetchError::Cancelled)), "{result:?}");
 }
 
-/// A server that sends a byte at a time, five a second: each connection is given up for its
-/// rate, and the download ends saying it (a byte a second would never finish a model).
+/// A server that sends a byte at a time, ten a second: each connection is given up for its
+/// rate over a 3 s window, and the download ends saying it (a byte a second would never
+/// finish a model).
 #[test]
 fn a_server_that_dribbles_is_given_up_with_its_rate() {
     let (base, _) = raw_server(|mut stream, _| {
         let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
         while stream.write_all(b"x").and_then(|()| stream.flush()).is_ok() {
-            std::thread::sleep(Duration::from_millis(200));
+            std::thread::sleep(Duration::from_millis(100));
         }
     });
     let dir = tempfile::tempdir().expect("tempdir");
     let mut f = quick_fetcher();
+    f.idle = Duration::from_secs(3);
     f.min_rate = 1024;
     let err = f
         .fetch(

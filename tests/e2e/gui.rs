@@ -962,6 +962,55 @@ fn hostile_files_get_an_error_badge_and_the_rest_carry_on() {
     h.snap("grid_errors");
 }
 
+/// The window on a folder of hostile files — a FIFO, a link to `/dev/zero` and a symlink loop
+/// named like photos, a sparse 12 GiB RAW, and a real photo whose sidecar is a link to
+/// `/dev/zero` — settles (no worker or the catalog thread waits for ever), shows the good
+/// photos, and says each odd photo with its cause.
+#[cfg(unix)]
+#[test]
+fn a_folder_of_hostile_files_settles_and_says_each() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("hostile");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    std::fs::copy(photo("coffee.png"), folder.join("a_good.png")).expect("copy");
+    std::fs::copy(photo("chelsea.png"), folder.join("b_zero_sidecar.png")).expect("copy");
+    symlink("/dev/zero", folder.join("b_zero_sidecar.png.xmp")).expect("link");
+    let made = std::process::Command::new("mkfifo")
+        .arg(folder.join("c_fifo.jpg"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(made.success());
+    symlink("/dev/zero", folder.join("d_zero.jpg")).expect("link");
+    symlink("e_loop.jpg", folder.join("e_loop.jpg")).expect("loop");
+    std::fs::File::create(folder.join("f_huge.cr3"))
+        .and_then(|f| f.set_len(12 << 30))
+        .expect("sparse");
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    assert!(cell_error(&h, "a_good.png").is_none());
+    let huge = cell_error(&h, "f_huge.cr3").expect("the sparse RAW's error");
+    assert!(
+        huge.contains("more than the 3.0 GiB a photo may have"),
+        "{huge}"
+    );
+    // A device is no sidecar: the photo beside it loads as one without any.
+    assert!(cell_error(&h, "b_zero_sidecar.png").is_none());
+    let problems = h.state().problems.join("\n");
+    for (odd, cause) in [
+        ("c_fifo.jpg", "not a regular file"),
+        ("d_zero.jpg", "not a regular file"),
+        ("e_loop.jpg", "Too many levels of symbolic links"),
+    ] {
+        assert!(
+            problems
+                .lines()
+                .any(|l| l.contains(odd) && l.contains(cause)),
+            "{odd}: {problems}"
+        );
+    }
+}
+
 /// A first run whose catalog is still being made when the folder's scan ends (the catalog
 /// thread slower than the scan, as on a busy machine): the folder's analysis reads it as
 /// empty, with no problem reported, and the imports land once it is made.

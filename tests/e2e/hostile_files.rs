@@ -319,20 +319,15 @@ fn ended_or_hung(
     }
 }
 
-/// What `darkroom thumbnails` said of each item, by file name.
-fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
-    let cache = data.join("thumbs");
-    let mut child = darkroom(data)
-        .args(["thumbnails", "--json", "--cache"])
-        .arg(&cache)
-        .arg(dir)
+/// `cmd` run to its end, all it printed read meanwhile (so a long report never fills a pipe);
+/// a hang (past `limit_s`) is killed and fails the test naming `what`.
+fn output_or_hung(cmd: &mut Command, limit_s: u64, what: &str) -> std::process::Output {
+    let mut child = cmd
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("darkroom starts");
-    // A hang is an outcome too: the whole set takes seconds, so minutes is one.
-    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-    let read_all = |r: Option<Box<dyn std::io::Read + Send>>| {
+    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
         std::thread::spawn(move || {
             let mut v = Vec::new();
             if let Some(mut r) = r {
@@ -341,18 +336,38 @@ fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
             v
         })
     };
-    let out_reader = read_all(stdout.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let err_reader = read_all(stderr.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let status = ended_or_hung(
-        &mut child,
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    );
+    let status = ended_or_hung(&mut child, limit_s, what);
+    std::process::Output {
+        status,
+        stdout: out.join().expect("stdout"),
+        stderr: err.join().expect("stderr"),
+    }
+}
+
+/// What `darkroom thumbnails` said of each item, by file name.
+fn thumbnails_cli(dir: &Path, data: &Path) -> BTreeMap<String, String> {
+    let cache = data.join("thumbs");
+    // A hang is an outcome too: the whole set takes seconds, so minutes is one.
+    let out = output_or_hung(
+        darkroom(data)
+            .args(["thumbnails", "--json", "--cache"])
+            .arg(&cache)
+            .arg(dir),
         300,
         &format!("darkroom thumbnails over {}", dir.display()),
     );
-    let out = std::process::Output {
-        status,
-        stdout: out_reader.join().expect("stdout"),
-        stderr: err_reader.join().expect("stderr"),
-    };
     let stderr = String::from_utf8_lossy(&out.stderr);
     // Exit 1: some items failed (expected here); a panic is 101, a signal none at all.
     assert_eq!(
@@ -721,68 +736,47 @@ fn a_sidecar_that_is_a_pipe_fails_its_photo_and_hangs_nothing() {
         .expect("mkfifo runs");
     assert!(made.success());
     let data = dir.path().join("data");
+    // A hang is the outcome under test: a decision takes well under a second.
     let decide = |photo: &str, flag: &str| {
-        let mut child = darkroom(&data)
-            .args(["decide", flag])
-            .arg(folder.join(photo))
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("darkroom starts");
-        // A hang is the outcome under test: a decision takes well under a second. (Its report
-        // is a few lines: the pipes never fill while it runs.)
-        let status = ended_or_hung(&mut child, 120, &format!("darkroom decide {flag} {photo}"));
-        let mut said = String::new();
-        if let Some(mut o) = child.stdout.take() {
-            let _ = std::io::Read::read_to_string(&mut o, &mut said);
-        }
-        if let Some(mut e) = child.stderr.take() {
-            let _ = std::io::Read::read_to_string(&mut e, &mut said);
-        }
-        (status, said)
+        said_within(
+            &data,
+            &[
+                "decide".as_ref(),
+                flag.as_ref(),
+                folder.join(photo).as_os_str(),
+            ],
+            120,
+        )
     };
     let (_, said) = decide("IMG_0001.jpg", "--pick");
     assert!(
         said.contains("not a regular file (a pipe, a socket or a device)"),
         "{said}"
     );
-    let (status, said) = decide("IMG_0002.jpg", "--reject");
-    assert!(status.success(), "{said}");
+    let (ok, said) = decide("IMG_0002.jpg", "--reject");
+    assert!(ok, "{said}");
     assert!(folder.join("IMG_0002.jpg.xmp").is_file(), "{said}");
 }
 
 /// `darkroom` with `args`, its exit status and all it said; a hang (past `limit_s`) fails the
 /// test naming the command.
 fn said_within(data: &Path, args: &[&std::ffi::OsStr], limit_s: u64) -> (bool, String) {
-    let mut child = crate::support::darkroom_on(crate::support::Rt::Ort, data)
-        .env("DARKROOM_CACHE_DIR", data.join("cache"))
-        .env("DARKROOM_MODELS", crate::support::models())
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("darkroom starts");
-    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
-    let drain = |r: Option<Box<dyn std::io::Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut r) = r {
-                let _ = std::io::Read::read_to_string(&mut r, &mut s);
-            }
-            s
-        })
-    };
-    let out = drain(stdout.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
-    let err = drain(stderr.map(|s| Box::new(s) as Box<dyn std::io::Read + Send>));
     let what = format!("darkroom {args:?}");
-    let status = ended_or_hung(&mut child, limit_s, &what);
+    let out = output_or_hung(
+        crate::support::darkroom_on(crate::support::Rt::Ort, data)
+            .env("DARKROOM_CACHE_DIR", data.join("cache"))
+            .env("DARKROOM_MODELS", crate::support::models())
+            .args(args),
+        limit_s,
+        &what,
+    );
     let said = format!(
         "{}{}",
-        out.join().expect("stdout"),
-        err.join().expect("stderr")
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
     );
     assert!(!said.contains("panicked"), "{what}: {said}");
-    (status.success(), said)
+    (out.status.success(), said)
 }
 
 /// A folder handed over with every odd thing in it beside real photos: a FIFO, a link to
@@ -842,7 +836,7 @@ fn a_folder_of_hostile_files_hangs_nothing_and_each_is_said() {
         ("loop.jpg", "Too many levels of symbolic links"),
         (
             "huge.cr3",
-            "12.0 GiB, more than the 4.0 GiB a photo may have",
+            "12.0 GiB, more than the 3.0 GiB a photo may have",
         ),
     ] {
         assert!(said[odd].contains(cause), "{odd}: {said:#?}");

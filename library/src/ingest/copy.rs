@@ -125,16 +125,7 @@ pub fn copy_verified(
         .metadata()
         .map_err(io("cannot read the photo", source))?
         .len();
-    write_parts_from(
-        file,
-        Some(size),
-        source,
-        dests,
-        &create_by_path,
-        cancel,
-        advanced,
-    )?
-    .finish()
+    copy_verified_from(file, Some(size), source, dests, cancel, advanced)
 }
 
 /// As [`copy_verified`], from a reader standing for `source` (a test's failing reader) that
@@ -287,14 +278,7 @@ pub fn write_parts(
 
 /// A temporary made by its path, its folders made on the way.
 fn create_by_path(_: usize, part: &Path) -> std::io::Result<File> {
-    if let Some(dir) = part.parent() {
-        crate::durable::create_dir_all(dir)?;
-    }
-    File::options()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(part)
+    crate::durable::create_new_with_folders(part)
 }
 
 fn write_parts_from(

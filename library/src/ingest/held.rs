@@ -126,14 +126,7 @@ impl HeldFolder {
         #[cfg(not(unix))]
         {
             let _ = name;
-            if let Some(dir) = path.parent() {
-                crate::durable::create_dir_all(dir)?;
-            }
-            File::options()
-                .read(true)
-                .write(true)
-                .create_new(true)
-                .open(path)
+            crate::durable::create_new_with_folders(path)
         }
     }
 }

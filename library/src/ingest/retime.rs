@@ -41,7 +41,7 @@ pub fn shift(path: &Path, offset_s: i64) -> Result<usize, RetimeError> {
             path: path.to_path_buf(),
         }
     };
-    let data = std::fs::read(path).map_err(io("cannot read the copy"))?;
+    let data = crate::regular::read_photo(path).map_err(io("cannot read the copy"))?;
     let tiff = tiff_start(&data).ok_or_else(|| RetimeError::Unsupported {
         path: path.to_path_buf(),
     })?;
@@ -90,8 +90,9 @@ pub fn shift_from(copy: &Path, original: &Path, offset_s: i64) -> Result<usize, 
             path: path.clone(),
         }
     };
-    let source = std::fs::read(original).map_err(io("cannot read the photo", original))?;
-    let data = std::fs::read(copy).map_err(io("cannot read the copy", copy))?;
+    let source =
+        crate::regular::read_photo(original).map_err(io("cannot read the photo", original))?;
+    let data = crate::regular::read_photo(copy).map_err(io("cannot read the copy", copy))?;
     let tiff = tiff_start(&source).ok_or_else(|| RetimeError::Unsupported {
         path: copy.to_path_buf(),
     })?;
