@@ -84,8 +84,9 @@ impl Head {
             source,
             path: path.to_path_buf(),
         };
-        // Only a regular file: a FIFO named like a photo on a card must not hang the catalog.
-        let file = match darkroom_library::regular::open_photo(path) {
+        // Only a regular file (a FIFO named like a photo on a card must not hang the catalog),
+        // of any size: only its head is read.
+        let file = match darkroom_library::regular::open_regular(path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(read(e)),

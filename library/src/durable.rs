@@ -135,11 +135,7 @@ pub fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
     #[cfg(not(windows))]
     {
         match std::fs::hard_link(from, to) {
-            // `to` is our own second name for `from` until `from` goes: if it cannot, `to` goes
-            // instead, and nothing is named twice.
-            Ok(()) => std::fs::remove_file(from).inspect_err(|_| {
-                let _ = std::fs::remove_file(to);
-            }),
+            Ok(()) => drop_first_name(from, to, |p| std::fs::remove_file(p)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(e),
             Err(_) => {
                 std::fs::File::options()
@@ -152,6 +148,46 @@ pub fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
                 })
             }
         }
+    }
+}
+
+/// After `to` was made a second name of `from`: `from` goes (`remove`). Gone already (another
+/// program moved it, or NFS said so of an unlink it did) is done; any other failure takes `to`
+/// back — only while `from` is still the very file, so the last name of a file is never
+/// removed.
+#[cfg(not(windows))]
+fn drop_first_name(
+    from: &Path,
+    to: &Path,
+    remove: impl FnOnce(&Path) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    match remove(from) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => {
+            if same_file(from, to) {
+                let _ = std::fs::remove_file(to);
+            }
+            Err(e)
+        }
+    }
+}
+
+/// Whether both paths name one file (device and inode); false when either cannot be read.
+#[cfg(not(windows))]
+fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (a, b);
+        false
     }
 }
 
@@ -211,8 +247,8 @@ pub fn make_private(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        // A link is another's choice of where the folder is: left as it is.
-        let meta = std::fs::symlink_metadata(dir)?;
+        // Through a link too (a data folder moved to another disk): only ever one of ours.
+        let meta = std::fs::metadata(dir)?;
         if meta.is_dir()
             && meta.uid() == rustix::process::geteuid().as_raw()
             && meta.mode() & 0o077 != 0
@@ -327,5 +363,53 @@ mod tests {
         rename_without_replacing(&from, &to).expect("free");
         assert_eq!(std::fs::read(&to).expect("read"), b"new");
         assert!(!from.exists());
+    }
+
+    /// The hard-link fallback's second step, each way it can end.
+    #[cfg(unix)]
+    #[test]
+    fn a_hard_link_fallback_never_removes_the_last_name_of_a_file() {
+        let t = tempfile::tempdir().expect("tempdir");
+        let (from, to) = (t.path().join("from"), t.path().join("to"));
+        let fresh = || {
+            let _ = std::fs::remove_file(&from);
+            let _ = std::fs::remove_file(&to);
+            std::fs::write(&from, b"photo").expect("write");
+            std::fs::hard_link(&from, &to).expect("link");
+        };
+        // Removed: one name left, the new one.
+        fresh();
+        drop_first_name(&from, &to, |p| std::fs::remove_file(p)).expect("moved");
+        assert!(!from.exists());
+        assert_eq!(std::fs::read(&to).expect("read"), b"photo");
+        // Gone already (NFS answering a retried unlink): done, the new name kept.
+        fresh();
+        drop_first_name(&from, &to, |p| {
+            std::fs::remove_file(p)?;
+            Err(std::io::ErrorKind::NotFound.into())
+        })
+        .expect("gone is done");
+        assert_eq!(std::fs::read(&to).expect("read"), b"photo");
+        // Refused while `from` is still the file: `to` taken back, `from` as it was.
+        fresh();
+        let e = drop_first_name(&from, &to, |_| {
+            Err(std::io::ErrorKind::PermissionDenied.into())
+        })
+        .expect_err("refused");
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(!to.exists(), "no second name left");
+        assert_eq!(std::fs::read(&from).expect("read"), b"photo");
+        // Refused after another program put another file at `from` (the original's only
+        // name is now `to`): `to` is kept.
+        fresh();
+        let e = drop_first_name(&from, &to, |p| {
+            std::fs::remove_file(p)?;
+            std::fs::write(p, b"another")?;
+            Err(std::io::ErrorKind::PermissionDenied.into())
+        })
+        .expect_err("refused");
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        assert_eq!(std::fs::read(&to).expect("the only copy"), b"photo");
+        assert_eq!(std::fs::read(&from).expect("read"), b"another");
     }
 }

@@ -98,8 +98,8 @@ fn size_words(bytes: u64) -> String {
 
 /// Opened to read, never waiting: a FIFO's open returns at once instead of waiting for a
 /// writer, and a terminal never becomes the process's. What the path names is looked at
-/// first, so a device is never opened (some act on an open: a tape rewinds); the open handle
-/// is looked at again by the caller. A file another program holds a lease on (Samba's
+/// first, so a device seen there is never opened (some act on an open: a tape rewinds); the
+/// open handle is looked at again by the caller. A file another program holds a lease on (Samba's
 /// oplocks) refuses a non-blocking open while the kernel asks the holder to let go: it is
 /// tried again, never with a blocking open (a FIFO put in its place meanwhile would block
 /// that for ever), until the lease is gone, which the kernel enforces within its

@@ -53,8 +53,9 @@ struct PartNote {
 pub struct Fetcher {
     agent: ureq::Agent,
     /// Connections that made no headway tried per fetch, in a row; each one after the first
-    /// resumes. A connection that brought bytes at [`Fetcher::min_rate`] does not count: a
-    /// slow link finishes a large model, connection after connection.
+    /// resumes. A connection that left the part longer than it had ever been, at
+    /// [`Fetcher::min_rate`], does not count: a slow link finishes a large model, connection
+    /// after connection.
     pub attempts: u32,
     /// The most a download without a pinned size may be.
     pub size_cap: u64,
@@ -155,26 +156,30 @@ impl Fetcher {
         let mut last_cause = String::new();
         let mut complete = false;
         let mut attempt = 0;
-        let mut connections = 0u32;
+        let mut first = true;
+        // The longest the part has been: headway is passing it, so a server that ignores the
+        // range and drops each connection at another offset never counts as making any.
+        let mut longest = 0u64;
         while attempt < self.attempts.max(1) {
             attempt += 1;
-            connections += 1;
             if cancel.load(Ordering::Relaxed) {
                 return Err(FetchError::Cancelled);
             }
-            if connections > 1 {
+            if !std::mem::take(&mut first) {
                 // Never straight back: a pause after headway too.
-                wait_or_cancel(self.backoff * attempt.max(1), cancel)?;
+                wait_or_cancel(self.backoff * attempt, cancel)?;
             }
             let have = part
                 .metadata()
                 .map_err(io("cannot read the part file", &part_path))?
                 .len();
+            longest = longest.max(have);
             if req.pin.size.is_some_and(|s| have >= s) {
                 complete = true;
                 break;
             }
-            match self.one_connection(req, &mut part, &part_path, have, limit, progress, cancel)? {
+            let at = Mark { have, longest };
+            match self.one_connection(req, &mut part, &part_path, at, limit, progress, cancel)? {
                 Connection::Complete => {
                     complete = true;
                     break;
@@ -245,11 +250,12 @@ impl Fetcher {
         req: &FetchRequest,
         part: &mut File,
         part_path: &Path,
-        have: u64,
+        at: Mark,
         limit: u64,
         progress: &mut dyn FnMut(Progress),
         cancel: &AtomicBool,
     ) -> Result<Connection, FetchError> {
+        let Mark { have, longest } = at;
         let io = |what: &'static str| {
             let path = part_path.to_path_buf();
             move |source| FetchError::Io { what, path, source }
@@ -316,10 +322,9 @@ impl Fetcher {
         progress(Progress { done, total: whole });
         // Bytes since the current window began.
         let mut window = (std::time::Instant::now(), 0u64);
-        // Headway is the part longer than it was: a server that ignores the range and drops
-        // each connection early starts it again each time, and makes none.
+        // Headway is the part longer than it has ever been.
         let stopped = |done: u64, cause: String| {
-            if done > have {
+            if done > longest {
                 Connection::Progressed(cause)
             } else {
                 Connection::Dropped(cause)
@@ -505,6 +510,13 @@ fn wait_or_cancel(pause: Duration, cancel: &AtomicBool) -> Result<(), FetchError
         std::thread::sleep(CANCEL_POLL.min(until - std::time::Instant::now()));
     }
     Ok(())
+}
+
+/// Where a connection starts: the part's length now, and the longest it has been.
+#[derive(Clone, Copy)]
+struct Mark {
+    have: u64,
+    longest: u64,
 }
 
 enum Connection {

@@ -463,11 +463,13 @@ impl ModelManager {
         for card in cards {
             let bytes = match (d.archive, &card.member) {
                 (ArchiveKind::Zip, Some(member)) => read_zip_member(path, member)?,
-                _ => std::fs::read(path).map_err(|source| ManagerError::Io {
-                    what: "cannot read the download",
-                    path: path.to_path_buf(),
-                    source,
-                })?,
+                _ => darkroom_library::regular::read_whole(path, ARCHIVE_CAP, "a model").map_err(
+                    |source| ManagerError::Io {
+                        what: "cannot read the download",
+                        path: path.to_path_buf(),
+                        source,
+                    },
+                )?,
             };
             installed.push(self.install_bytes(&card, &bytes, from)?);
         }

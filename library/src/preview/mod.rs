@@ -320,7 +320,7 @@ mod tests {
         unique.sort_by_key(|r| (r.start, r.end));
         unique.dedup();
         assert_eq!(unique.len(), found.jpegs.len(), "each candidate once");
-        // Seven distinct previews are listed, each 32,767 times.
+        // Seven distinct previews are listed, each thousands of times.
         assert_eq!(found.jpegs.len(), 7);
         assert!(largest(&data).is_err(), "none of them is a JPEG");
     }

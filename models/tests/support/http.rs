@@ -162,10 +162,22 @@ fn respond(mut stream: TcpStream, route: Option<&Serve>, range_from: Option<u64>
     };
     let _ = stream.write_all(format!("{head}Connection: close\r\n\r\n").as_bytes());
     let _ = stream.flush();
+    let send = move |mut stream: TcpStream| {
+        let _ = stream.write_all(&body);
+        let _ = stream.flush();
+    };
     if declared_wait {
-        // Hold the body back: a client that waits for it hangs here until the timeout.
-        std::thread::sleep(Duration::from_millis(1500));
+        // Hold the body back for far longer than a refusal takes, on a thread of its own so
+        // the server goes on answering: a client that waits for it is told apart by how long
+        // it took, with no product timeout near.
+        std::thread::spawn(move || {
+            std::thread::sleep(BODY_HELD);
+            send(stream);
+        });
+    } else {
+        send(stream);
     }
-    let _ = stream.write_all(&body);
-    let _ = stream.flush();
 }
+
+/// How long a `Serve::Declares` body is held back.
+pub const BODY_HELD: Duration = Duration::from_secs(30);
