@@ -6,8 +6,10 @@
 pub mod across;
 pub mod analysis;
 pub mod bursts;
+pub mod cull;
 pub mod exposure;
 pub mod focus;
+
 pub mod job;
 pub mod looks;
 pub mod luma;

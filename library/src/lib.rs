@@ -17,6 +17,7 @@ pub mod histogram;
 pub mod ingest;
 pub mod jpeg;
 pub mod jpeg_dc;
+pub mod measure;
 pub mod preview;
 pub mod regular;
 pub mod scan;

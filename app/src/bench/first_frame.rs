@@ -54,9 +54,7 @@ struct Launch {
 }
 
 fn median(v: &[f64]) -> f64 {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s[s.len() / 2]
+    darkroom_library::measure::median(v).unwrap_or(f64::NAN)
 }
 
 /// `count` photos made by hard-linking (else copying) the photos in `from`, cycled.

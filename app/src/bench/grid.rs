@@ -90,7 +90,7 @@ fn scroll(photos: &Path, count: usize, json: bool) -> anyhow::Result<ExitCode> {
             samples.push(Sample {
                 photos: at + 1,
                 texture_mib: held as f64 / MIB,
-                rss_mib: super::status_mib("VmRSS"),
+                rss_mib: darkroom_library::measure::status_mib("VmRSS"),
             });
             next_sample += count.div_ceil(20).max(1);
         }
@@ -102,7 +102,7 @@ fn scroll(photos: &Path, count: usize, json: bool) -> anyhow::Result<ExitCode> {
         photos: count,
         budget_mib: crate::gui::SMALL_PICTURES_BUDGET as f64 / MIB,
         samples,
-        peak_rss_mib: super::status_mib("VmHWM"),
+        peak_rss_mib: darkroom_library::measure::status_mib("VmHWM"),
         peak_texture_mib: peak_texture as f64 / MIB,
     };
     if json {
@@ -200,13 +200,12 @@ impl Subject {
     }
 
     fn side(&self) -> Side {
-        let mut t = self.times.clone();
-        t.sort_by(f64::total_cmp);
+        let q = darkroom_library::measure::Quantiles::or_nan(&self.times);
         Side {
             photos: self.photos,
-            median_ms: t[t.len() / 2],
-            p99_ms: t[(t.len() * 99 / 100).min(t.len() - 1)],
-            max_ms: t[t.len() - 1],
+            median_ms: q.p50_ms,
+            p99_ms: q.p99_ms,
+            max_ms: q.max_ms,
         }
     }
 }

@@ -320,7 +320,7 @@ pub fn worker(
         end_to_end_photos_per_s: end_to_end,
         overlap_ratio: end_to_end / decode_alone.min(inference_alone),
         stages: summary.stages,
-        peak_rss_mib: super::status_mib("VmHWM"),
+        peak_rss_mib: darkroom_library::measure::status_mib("VmHWM"),
         decode_split: Some(split),
     };
     println!("{}", serde_json::to_string(&result)?);

@@ -93,10 +93,10 @@ fn time_runs(runs: usize, mut f: impl FnMut() -> anyhow::Result<()>) -> anyhow::
         f()?;
         ms.push(t.elapsed().as_secs_f64() * 1e3);
     }
-    ms.sort_by(f64::total_cmp);
+    let q = darkroom_library::measure::Quantiles::or_nan(&ms);
     Ok(Timing {
-        median_ms: ms[ms.len() / 2],
-        min_ms: ms[0],
+        median_ms: q.p50_ms,
+        min_ms: q.min_ms,
     })
 }
 

@@ -106,9 +106,8 @@ fn sh(script: &str, card: &Path, out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
+fn median(v: Vec<Duration>) -> Duration {
+    darkroom_library::measure::median(&v).unwrap_or_default()
 }
 
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {

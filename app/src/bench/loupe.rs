@@ -187,7 +187,7 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
         upload_preview: uploads(&gpu.borrow(), |px| px <= SCREEN_PICTURE),
         upload_full: uploads(&gpu.borrow(), |px| px > SCREEN_PICTURE),
         adapter: gpu.borrow().adapter.clone(),
-        peak_rss_mib: super::status_mib("VmHWM"),
+        peak_rss_mib: darkroom_library::measure::status_mib("VmHWM"),
     })
 }
 
@@ -261,21 +261,12 @@ fn uploads(gpu: &super::Uploader, which: impl Fn(usize) -> bool) -> Latency {
     )
 }
 
-fn latency(mut ms: Vec<f64>) -> Latency {
-    if ms.is_empty() {
-        return Latency {
-            count: 0,
-            p50_ms: f64::NAN,
-            p95_ms: f64::NAN,
-            max_ms: f64::NAN,
-        };
-    }
-    ms.sort_by(f64::total_cmp);
-    let at = |q: f64| ms[((ms.len() as f64 * q).ceil() as usize).clamp(1, ms.len()) - 1];
+fn latency(ms: Vec<f64>) -> Latency {
+    let q = darkroom_library::measure::Quantiles::or_nan(&ms);
     Latency {
-        count: ms.len(),
-        p50_ms: at(0.50),
-        p95_ms: at(0.95),
-        max_ms: at(1.0),
+        count: q.count,
+        p50_ms: q.p50_ms,
+        p95_ms: q.p95_ms,
+        max_ms: q.max_ms,
     }
 }

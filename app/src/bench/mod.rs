@@ -160,18 +160,3 @@ impl Uploader {
         }
     }
 }
-
-/// A memory figure of this process from /proc/self/status (`VmHWM`: the most ever resident;
-/// `VmRSS`: resident now), in MiB; None where there is no such file (not Linux).
-pub fn status_mib(field: &str) -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))?
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb / 1024.0)
-}

@@ -12,7 +12,8 @@ use darkroom_index::analysis::{ScenePlace, SetPlace, Tones};
 use darkroom_index::{Control, Event, JobConfig, job};
 use serde::Serialize;
 
-use crate::services::cull::{self, ProposedOut};
+use crate::services::cull_settings;
+use darkroom_index::cull::{self, ProposedOut};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -128,7 +129,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if !folder.is_dir() {
         anyhow::bail!("not a folder: {}", folder.display());
     }
-    let (photos, problems) = crate::services::cull::photos_in(folder);
+    let (photos, problems) = cull::photos_in(folder);
     let mut failed: Vec<Failure> = problems
         .into_iter()
         .map(|(path, error)| Failure { path, error })
@@ -149,7 +150,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-    let (thresholds, rules) = cull::rules_of(&window);
+    let (thresholds, rules) = cull_settings::rules_of(&window);
     let config = JobConfig {
         photos: photos.clone(),
         backend: pin.line.clone(),

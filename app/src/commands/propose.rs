@@ -13,7 +13,8 @@ use darkroom_index::proposal::{self, Strictness};
 use darkroom_index::scenes::SceneRules;
 use serde::Serialize;
 
-use crate::services::cull::{self, ProposedOut};
+use crate::services::cull_settings;
+use darkroom_index::cull::{self, ProposedOut};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -84,7 +85,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         anyhow::bail!("not a folder: {}", folder.display());
     }
     let window = crate::services::window_settings();
-    let (mut thresholds, mut rules) = cull::rules_of(&window);
+    let (mut thresholds, mut rules) = cull_settings::rules_of(&window);
     if let Some(word) = &args.strictness {
         rules.strictness = Strictness::from_name(word).ok_or_else(|| {
             anyhow::anyhow!("no such strictness: {word} (lenient, balanced or strict)")
@@ -108,7 +109,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         );
         thresholds.scenes.max_gap_s = g;
     }
-    rules.without = cull::reason_kinds(&args.without)?;
+    rules.without = cull_settings::reason_kinds(&args.without)?;
 
     let (photos, problems) = cull::photos_in(folder);
     for (path, error) in &problems {

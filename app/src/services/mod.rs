@@ -3,7 +3,7 @@
 //! its detector and blurry threshold). Nothing here imports a command or the window.
 
 mod app_settings;
-pub mod cull;
+pub mod cull_settings;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -132,13 +132,8 @@ fn face_cell_ui(ui: &mut egui::Ui, t: &FaceTile, cell: f32, blurry_below: f32) {
         let size = t.texture.size_vec2();
         let shown = size * (cell / size.x.max(size.y)).min(1.0);
         ui.image((t.texture.id(), shown));
-        let focus = format!("focus {:.0}", t.sharpness);
-        if t.sharpness < blurry_below {
-            ui.colored_label(theme::EYES_CLOSED, format!("{focus} · blurry"));
-        } else {
-            ui.label(focus);
-        }
+        super::loupe::face_focus_ui(ui, t.sharpness, blurry_below);
         super::loupe::eyes_ui(ui, t.eyes_closed);
-        super::loupe::eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft);
+        super::loupe::eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft, blurry_below);
     });
 }

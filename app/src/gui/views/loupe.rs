@@ -60,7 +60,9 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
             let chosen = state
                 .chosen_face
                 .and_then(|(face_of, k)| (face_of == id).then_some(k));
-            egui::Panel::bottom("faces").show(ui, |ui| face_strip_ui(ui, tiles, chosen, intents));
+            egui::Panel::bottom("faces").show(ui, |ui| {
+                face_strip_ui(ui, tiles, chosen, app.blurry_below, intents);
+            });
         }
         // The close-ups could not be made: say why rather than show nothing.
         Faces::Failed(e) => {
@@ -166,6 +168,7 @@ fn face_strip_ui(
     ui: &mut egui::Ui,
     tiles: &[FaceTile],
     chosen: Option<usize>,
+    blurry_below: f32,
     intents: &mut Vec<Intent>,
 ) {
     egui::ScrollArea::horizontal().show(ui, |ui| {
@@ -192,9 +195,9 @@ fn face_strip_ui(
                     if response.clicked() {
                         intents.push(Intent::Zoom(crate::gui::intent::ZoomChange::Face(k)));
                     }
-                    ui.label(format!("focus {:.0}", t.sharpness));
+                    face_focus_ui(ui, t.sharpness, blurry_below);
                     eyes_ui(ui, t.eyes_closed);
-                    eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft);
+                    eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft, blurry_below);
                 });
             }
         });
@@ -214,18 +217,34 @@ pub fn eyes_ui(ui: &mut egui::Ui, eyes_closed: Option<bool>) {
     }
 }
 
-/// A face's eye-level focus: the sharper eye's figure, and "eyes soft" when they are softer
-/// than the face (nothing when the eyes were too small to judge).
-pub fn eye_focus_ui(ui: &mut egui::Ui, eyes_sharpness: Option<f32>, soft: bool) {
-    match (eyes_sharpness, soft) {
-        (Some(_), true) => {
-            ui.colored_label(theme::EYES_CLOSED, "eyes soft");
-        }
-        (Some(v), false) => {
-            ui.label(format!("eyes {v:.0}"));
-        }
-        (None, _) => {}
+/// A face's focus in words a photographer reads at a glance — sharp, or blurry under the
+/// threshold Settings hold —, the figure on hover.
+pub fn face_focus_ui(ui: &mut egui::Ui, sharpness: f32, blurry_below: f32) {
+    let figure = format!("focus {sharpness:.0} (blurry under {blurry_below:.0})");
+    if sharpness < blurry_below {
+        ui.colored_label(theme::EYES_CLOSED, "face blurry")
+    } else {
+        ui.label("face sharp")
     }
+    .on_hover_text(figure);
+}
+
+/// A face's eye-level focus in words: "eyes soft" when they are softer than the face (the
+/// focus on the nose, ears or hair), "eyes blurry" under the blurry threshold, else "eyes
+/// sharp"; the sharper eye's figure on hover. Nothing when the eyes were too small to judge.
+pub fn eye_focus_ui(ui: &mut egui::Ui, eyes_sharpness: Option<f32>, soft: bool, blurry_below: f32) {
+    let Some(v) = eyes_sharpness else {
+        return;
+    };
+    let figure = format!("eyes {v:.0} (blurry under {blurry_below:.0})");
+    if soft {
+        ui.colored_label(theme::EYES_CLOSED, "eyes soft")
+    } else if v < blurry_below {
+        ui.colored_label(theme::EYES_CLOSED, "eyes blurry")
+    } else {
+        ui.label("eyes sharp")
+    }
+    .on_hover_text(figure);
 }
 
 /// The subject's focus, as the index measured it: the figure inside and outside, and "subject

@@ -23,6 +23,9 @@ pub fn people_ui(
         .id_salt("people")
         .show(ui, |ui| {
             ui.horizontal(|ui| {
+                // A name never wraps letter by letter into the width left at the strip's end:
+                // the strip scrolls instead.
+                ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
                 for person in people {
                     let (photo, b) = person.face;
                     intents.push(Intent::Show(photo, theme::THUMB_SIDE));

@@ -35,7 +35,7 @@ pub fn load_analysis(
                 });
             };
             let indexed = catalog.indexed_of(&photos).map_err(|e| e.to_string())?;
-            let names = crate::services::cull::person_names(&catalog, &indexed)
+            let names = darkroom_index::cull::person_names(&catalog, &indexed)
                 .map_err(|e| e.to_string())?;
             Ok(FolderAnalysis {
                 photos: darkroom_index::analyse(&indexed, &thresholds),

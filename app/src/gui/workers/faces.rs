@@ -71,7 +71,7 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
     };
     // Boxes are in the indexed full size; a RAW's preview (or its JPEG twin) may differ.
     let k = img.width() as f32 / indexed.width.max(1) as f32;
-    let crops = indexed
+    let mut crops = indexed
         .faces
         .iter()
         .map(|f| {
@@ -101,7 +101,15 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
                 person: f.person,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // Left to right as they stand in the photo (the detector lists them in its own order), so
+    // the strip reads like the photo.
+    crops.sort_by(|a, b| {
+        a.center
+            .x
+            .total_cmp(&b.center.x)
+            .then(a.center.y.total_cmp(&b.center.y))
+    });
     Ok(Some(Closeups {
         faces: crops,
         subject: indexed.subject.as_ref().and_then(subject_overlay),

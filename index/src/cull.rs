@@ -1,33 +1,19 @@
-//! The auto-cull proposal for a folder from the command line (`darkroom propose`, `darkroom
-//! index --json`): the rules as the window's Settings have them unless a flag says otherwise,
-//! each photo's decision as the window would see it (the catalog's, else its sidecar's), and
-//! the proposal's JSON form, every reason with its words.
+//! A folder's cull as every front end sees it (the window, `darkroom propose`, `darkroom index
+//! --json`): its photos, each one's decision (the catalog's, else its sidecar's), the proposal
+//! over them and its JSON form, people's names for the reasons' words, and what the folder
+//! holds as a whole — its people, scene tags and camera bodies, counted.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use darkroom_catalog::{Catalog, Decision, Flag, PhotoIndex, sidecar};
-use darkroom_index::proposal::{self, Candidate, ProposalRules, Proposed, Reason, ReasonKind};
-use darkroom_index::{PhotoAnalysis, Thresholds};
+use darkroom_catalog::{Catalog, CatalogError, Decision, Flag, PhotoIndex, sidecar};
 use serde::Serialize;
 
-use super::AppSettings;
+use crate::PhotoAnalysis;
+use crate::proposal::{self, Candidate, ProposalRules, Proposed, Reason};
+use crate::tags::SceneTag;
 
-/// The thresholds (scenes included) and the proposal's rules the window's Settings hold.
-pub fn rules_of(settings: &AppSettings) -> (Thresholds, ProposalRules) {
-    let mut thresholds = Thresholds::default();
-    if let Some(v) = settings.blurry_below {
-        thresholds.blurry_below = v;
-    }
-    thresholds.scenes = settings.culling.scenes;
-    let rules = ProposalRules::new(
-        settings.culling.strictness,
-        settings.culling.keep_per_burst,
-        thresholds.blurry_below,
-    );
-    (thresholds, rules)
-}
-
-/// Each photo's decision as the window would see it: the catalog's once its sidecar was read
+/// Each photo's decision as every front end sees it: the catalog's once its sidecar was read
 /// into it, else the sidecar's, else none. Err: its sidecar cannot be read (such a photo is
 /// never proposed for: what another tool wrote there is unknown).
 pub fn decisions(catalog: &Catalog, photos: &[PathBuf]) -> Vec<Result<Decision, String>> {
@@ -103,33 +89,18 @@ pub fn proposed_out(p: &Proposed, person: &dyn Fn(i64) -> String) -> ProposedOut
     }
 }
 
-/// `--without` words to reason kinds; Err names the word and the words there are.
-pub fn reason_kinds(words: &[String]) -> anyhow::Result<std::collections::BTreeSet<ReasonKind>> {
-    words
-        .iter()
-        .map(|w| {
-            ReasonKind::from_word(w).ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no such reason: {w} (one of {})",
-                    ReasonKind::ALL.map(ReasonKind::word).join(", ")
-                )
-            })
-        })
-        .collect()
-}
-
 /// The folder's index rows, in path order.
 pub fn indexed_rows(
     catalog: &Catalog,
     photos: &[PathBuf],
-) -> anyhow::Result<Vec<(PathBuf, PhotoIndex)>> {
+) -> Result<Vec<(PathBuf, PhotoIndex)>, CatalogError> {
     let mut indexed = catalog.indexed_of(photos)?;
     indexed.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(indexed)
 }
 
 /// A person's name for the reasons' words, "Person N" where they have none.
-pub fn person_label(names: &std::collections::HashMap<i64, String>, id: i64) -> String {
+pub fn person_label(names: &HashMap<i64, String>, id: i64) -> String {
     names
         .get(&id)
         .cloned()
@@ -140,9 +111,9 @@ pub fn person_label(names: &std::collections::HashMap<i64, String>, id: i64) -> 
 pub fn person_names(
     catalog: &Catalog,
     indexed: &[(PathBuf, PhotoIndex)],
-) -> anyhow::Result<std::collections::HashMap<i64, String>> {
-    let mut names = std::collections::HashMap::new();
-    let embedders: std::collections::BTreeSet<&String> = indexed
+) -> Result<HashMap<i64, String>, CatalogError> {
+    let mut names = HashMap::new();
+    let embedders: BTreeSet<&String> = indexed
         .iter()
         .filter_map(|(_, i)| i.stamp.embedder.as_ref())
         .collect();
@@ -174,4 +145,71 @@ pub fn photos_in(folder: &Path) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
     );
     photos.sort();
     (photos, problems)
+}
+
+/// A person in a folder: how many of its photos they are in, and their first face (the
+/// photo's position among those counted, and the face's box as fractions of the photo).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PersonCount {
+    pub person: i64,
+    pub photos: usize,
+    pub first: usize,
+    pub face: [f32; 4],
+}
+
+/// The people in these photos (`None`: a photo not indexed), most photos first, then by id.
+pub fn people<'a>(photos: impl IntoIterator<Item = Option<&'a PhotoAnalysis>>) -> Vec<PersonCount> {
+    let mut people: BTreeMap<i64, PersonCount> = BTreeMap::new();
+    for (i, a) in photos.into_iter().enumerate() {
+        let Some(a) = a else { continue };
+        let mut seen = Vec::new();
+        for (p, face) in &a.people {
+            if let Some(p) = *p
+                && !seen.contains(&p)
+            {
+                seen.push(p);
+                people
+                    .entry(p)
+                    .or_insert(PersonCount {
+                        person: p,
+                        photos: 0,
+                        first: i,
+                        face: *face,
+                    })
+                    .photos += 1;
+            }
+        }
+    }
+    let mut list: Vec<_> = people.into_values().collect();
+    list.sort_by(|a, b| b.photos.cmp(&a.photos).then(a.person.cmp(&b.person)));
+    list
+}
+
+/// The scene tags in these photos and how many photos have each, most first.
+pub fn tag_counts<'a>(
+    photos: impl IntoIterator<Item = &'a PhotoAnalysis>,
+) -> Vec<(SceneTag, usize)> {
+    let mut counts: BTreeMap<SceneTag, usize> = BTreeMap::new();
+    for a in photos {
+        for (tag, _) in &a.tags {
+            *counts.entry(*tag).or_default() += 1;
+        }
+    }
+    let mut list: Vec<_> = counts.into_iter().collect();
+    list.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    list
+}
+
+/// The camera bodies of these photos: each with its photos and its clock correction, by name.
+pub fn bodies<'a>(
+    photos: impl IntoIterator<Item = &'a PhotoAnalysis>,
+) -> Vec<(String, usize, f64)> {
+    let mut bodies: BTreeMap<String, (usize, f64)> = BTreeMap::new();
+    for a in photos {
+        if let Some(body) = &a.clock.body {
+            let entry = bodies.entry(body.clone()).or_insert((0, a.clock.offset_s));
+            entry.0 += 1;
+        }
+    }
+    bodies.into_iter().map(|(b, (n, o))| (b, n, o)).collect()
 }
