@@ -7,6 +7,7 @@ pub mod across;
 pub mod analysis;
 pub mod bursts;
 pub mod cull;
+pub mod culling;
 pub mod exposure;
 pub mod focus;
 

@@ -7,11 +7,14 @@
 //! models dir through the engine's store, which checks the hash again on every load. A file
 //! that fails is quarantined with a note, never loaded.
 //!
-//! This crate does the HTTP so that the engine stays free of a network stack.
+//! This crate does the HTTP so that the engine stays free of a network stack. `parity` is the
+//! release gate's arithmetic on what a derived form detects against its source (no model run
+//! here: `darkroom parity` runs them).
 
 pub mod error;
 pub mod fetch;
 pub mod manager;
+pub mod parity;
 
 pub use error::{FetchError, ManagerError};
 pub use fetch::{FetchRequest, Fetcher, Pin, Progress};

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use super::culling::{Culling, EntryId};
 use super::zoom::Zoom;
+use darkroom_index::culling::{Culling, EntryId};
 
 /// At most this many panes at once (a burst of 12 shows its first 9).
 pub const MAX_PANES: usize = 9;
@@ -121,5 +121,136 @@ impl Comparison {
     /// The zoom a change in pane `id` moves: its own if unlocked, else none (the shared one).
     pub fn own_zoom(&mut self, id: EntryId) -> Option<&mut Zoom> {
         self.unlocked.get_mut(&id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+
+    use darkroom_catalog::Decision;
+    use darkroom_index::culling::{SelectHow, View};
+    use darkroom_index::{BurstPlace, PhotoAnalysis};
+    use darkroom_library::{Item, ItemKind};
+
+    use super::*;
+
+    fn item(name: &str) -> Item {
+        Item {
+            primary: PathBuf::from(format!("/shoot/{name}.jpg")),
+            twin: None,
+            kind: ItemKind::Raster,
+        }
+    }
+
+    fn folder(n: usize) -> Culling {
+        let mut c = Culling::default();
+        c.open(PathBuf::from("/shoot"));
+        for i in 0..n {
+            c.push(item(&format!("IMG_{i:04}")));
+        }
+        c.refilter();
+        // Every import answered: nothing recorded yet.
+        for i in 0..n {
+            c.imported(c.id(i), Some(Decision::default()), None);
+        }
+        c
+    }
+
+    fn analysis(
+        c: &Culling,
+        i: usize,
+        sharpness: f32,
+        burst: Option<(usize, bool)>,
+    ) -> PhotoAnalysis {
+        PhotoAnalysis {
+            path: c.entries()[i].item.primary.clone(),
+            detector: "scrfd_2.5g".into(),
+            sharpness,
+            blurry: false,
+            faces: 1,
+            eyes_closed: false,
+            people: vec![(Some(7 + (i % 2) as i64), [0.1, 0.1, 0.3, 0.3])],
+            burst: burst.map(|(id, suggested)| BurstPlace {
+                id,
+                position: 1,
+                size: 2,
+                suggested,
+            }),
+            judged_by_faces: true,
+            subject: None,
+            eyes_soft: false,
+            closed_eyes: Vec::new(),
+            soft_eyes: Vec::new(),
+            scene: None,
+            set: None,
+            tones: None,
+            tags: Vec::new(),
+            clock: Default::default(),
+        }
+    }
+
+    #[test]
+    fn compare_takes_the_selection_or_the_burst_and_steps_past_the_pinned_photo() {
+        let mut c = folder(5);
+        c.select(1, SelectHow::Only);
+        c.select(3, SelectHow::Range);
+        let set = c.compare();
+        assert_eq!(set, vec![c.id(1), c.id(2), c.id(3)], "the selection");
+        assert_eq!(c.view, View::Compare);
+        assert_eq!(
+            (c.selected, c.selection_len()),
+            (1, 1),
+            "a decision is one pane's"
+        );
+        let mut cmp = Comparison::default();
+        cmp.start(set);
+        assert_eq!(cmp.panes(&c), vec![c.id(1), c.id(2), c.id(3)]);
+        assert_eq!(cmp.step(&c, 1), Some(2), "→ goes to the next pane");
+        c.select(3, SelectHow::Only);
+        assert_eq!(cmp.step(&c, 1), None, "and stops at the last");
+        cmp.toggle_pin(c.id(3));
+        assert_eq!(
+            cmp.panes(&c),
+            vec![c.id(3), c.id(1), c.id(2)],
+            "the pinned pane comes first"
+        );
+
+        // No set: the pinned photo beside the one shown; → steps past the pinned one.
+        let mut pair = Comparison::default();
+        pair.start(Vec::new());
+        c.select(0, SelectHow::Only);
+        assert_eq!(
+            pair.panes(&c),
+            vec![c.id(0), c.id(1)],
+            "the photo and the next"
+        );
+        pair.toggle_pin(c.id(1));
+        assert_eq!(pair.panes(&c), vec![c.id(1), c.id(0)]);
+        assert_eq!(pair.step(&c, 1), Some(2), "past the pinned photo");
+
+        // A burst shown as its suggested frame: compare opens it and shows every frame.
+        let gen_ = c.generation();
+        let rows = vec![
+            analysis(&c, 2, 10.0, Some((1, false))),
+            analysis(&c, 3, 90.0, Some((1, true))),
+            analysis(&c, 4, 50.0, Some((1, false))),
+        ];
+        assert!(c.set_analysis(gen_, rows, HashMap::new()));
+        c.view = View::Grid;
+        c.select(2, SelectHow::Only);
+        assert_eq!(
+            c.selected_index(),
+            Some(3),
+            "the suggested frame stands for the burst"
+        );
+        assert_eq!(c.compare(), vec![c.id(2), c.id(3), c.id(4)]);
+        assert_eq!(c.visible, vec![0, 1, 2, 3, 4], "the burst is open");
+        assert_eq!(
+            c.selected_index(),
+            Some(3),
+            "still the frame that was shown"
+        );
     }
 }

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use darkroom_catalog::SidecarNaming;
 use darkroom_engine::Rung;
 
-use super::culling::{EntryId, SelectHow};
 use super::keymap::Action;
+use darkroom_index::culling::{EntryId, SelectHow};
 
 /// Which window is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

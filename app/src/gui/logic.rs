@@ -13,11 +13,11 @@ use darkroom_library::ScanEvent;
 use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
 use std::sync::mpsc::TrySendError;
 
-use super::culling::{DecisionAck, EntryId};
 use super::state::{Closing, DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
 use super::workers::{CatalogReport, CatalogRequest, FullMade, Made, Want};
+use darkroom_index::culling::{DecisionAck, EntryId};
 
 /// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
 /// image work, so it is kept small).
@@ -444,7 +444,7 @@ impl DarkRoom {
     /// own pixels; compare keeps its panes'.
     fn bound_loupe_pictures(&mut self) {
         let at = self.cull.selected;
-        let panes = if self.cull.view == super::culling::View::Compare {
+        let panes = if self.cull.view == darkroom_index::culling::View::Compare {
             self.comparison.panes(&self.cull)
         } else {
             Vec::new()
@@ -601,7 +601,7 @@ fn refresh_detectors(
 /// A photo's close-ups and subject overlay as textures (their pixels were made on the worker).
 fn face_tiles(
     ctx: &egui::Context,
-    id: super::culling::EntryId,
+    id: darkroom_index::culling::EntryId,
     crops: super::workers::FaceCrops,
 ) -> (Faces, Option<egui::TextureHandle>) {
     let (crops, subject) = match crops {

@@ -2,7 +2,8 @@
 //! Help and Models windows. The UI thread only draws and routes input; scanning, thumbnails,
 //! the catalog, the index and the engine all run in `workers`, taken in by `logic`.
 //!
-//! - `culling`: the folder's photos, filter, selection, decisions, undo (no egui, no I/O)
+//! - the culling state (the folder's photos, filter, selection, decisions, undo) is
+//!   `darkroom_index::culling`: no egui, no I/O, usable by any front end
 //! - `state`: the window's state; `logic`: polling background work; `intent`: what the UI
 //!   asks for; `handle`: carrying it out, in one place; `ui`: one frame; `views/`: one file per view;
 //!   `windows/`: the overlay windows behind one trait
@@ -12,7 +13,6 @@
 
 pub mod comparison;
 pub mod controls;
-pub mod culling;
 mod handle;
 pub mod intent;
 pub mod keymap;
@@ -29,7 +29,7 @@ pub mod windows;
 pub mod workers;
 pub mod zoom;
 
-pub use culling::{EntryId, Filter, View};
+pub use darkroom_index::culling::{EntryId, Filter, View};
 pub use logic::SMALL_PICTURES_BUDGET;
 pub use pictures::Picture;
 pub use shell::run;

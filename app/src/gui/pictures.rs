@@ -4,7 +4,7 @@
 
 use egui::TextureHandle;
 
-use super::culling::EntryId;
+use darkroom_index::culling::EntryId;
 
 /// What a photo's slot holds: nothing yet, asked for, here, or why it could not be made.
 #[derive(Default)]
@@ -252,7 +252,7 @@ fn small_bytes_of(p: &Pictures) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gui::culling::Culling;
+    use darkroom_index::culling::Culling;
 
     #[test]
     fn thumbnails_stay_within_the_budget_and_what_is_on_screen_stays() {

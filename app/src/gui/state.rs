@@ -12,7 +12,6 @@ use darkroom_engine::{Backend, BackendStatus};
 use darkroom_library::ScanEvent;
 use darkroom_library::thumbs::ThumbCache;
 
-use super::culling::{Culling, DecisionJob, EntryId, View};
 use super::intent::Intent;
 use super::notices::Notices;
 use super::pictures::{Gallery, Slot};
@@ -20,6 +19,7 @@ use super::tasks::{Latest, Task, Waker};
 use super::windows::settings::{DetectorChoice, EngineKnobs};
 use super::windows::{Overlay, Windows};
 use super::workers::{self, Cancel};
+use darkroom_index::culling::{Culling, DecisionJob, EntryId, View};
 
 /// Where Settings and About get the backend's state: the live engine, or a fixed status
 /// (screenshot tests of each state). `Starting` answers with the engine, or why it did not start.

@@ -8,7 +8,7 @@ use super::theme::CELL;
 use super::views;
 use super::windows::WindowEnv;
 use super::windows::settings::IndexSettings;
-use crate::gui::culling::View;
+use darkroom_index::culling::View;
 
 impl DarkRoom {
     pub fn ui(&mut self, ui: &mut egui::Ui) {

@@ -6,9 +6,6 @@
 //! counts do not add up, or a reference that finds no faces is an error (non-zero), never a
 //! pass. `--baseline` also fails on a regression against a stored report.
 
-pub mod compare;
-pub mod manifest;
-
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -17,8 +14,10 @@ use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder, cosine};
 use darkroom_engine::{ModelSession, Role, SessionSettings, Sessions, image_io};
 use serde::{Deserialize, Serialize};
 
-use compare::{Bands, EmbedderTally, FaceOutcome, Gate, RULES, Summary};
-use manifest::Corpus;
+use darkroom_models::parity::corpus::Corpus;
+use darkroom_models::parity::{
+    self as compare, Bands, EmbedderTally, FaceOutcome, Gate, RULES, Summary,
+};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -45,7 +44,7 @@ pub struct Args {
     pub root: Option<PathBuf>,
     /// The verdict rule (default: from the candidate's card: an int8 detector, an f32
     /// detector, an embedder).
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = gate_parser())]
     pub gate: Option<Gate>,
     /// The detector that finds the faces an embedder gate embeds (default: scrfd_2.5g, else
     /// the first installed).
@@ -63,6 +62,13 @@ pub struct Args {
     /// Also write the JSON report here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// `--gate`'s values, named as in reports (the gate's own names, listed in `--help`).
+fn gate_parser() -> impl clap::builder::TypedValueParser<Value = Gate> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Gate::ALL.map(Gate::name))
+        .try_map(|s| s.parse::<Gate>())
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -3,8 +3,8 @@
 
 use darkroom_catalog::Change;
 
-use crate::gui::culling::{DecisionJob, View};
 use crate::gui::state::DarkRoom;
+use darkroom_index::culling::{DecisionJob, View};
 
 impl DarkRoom {
     /// Record a decision for the selected photos; one photo decided in a view that advances

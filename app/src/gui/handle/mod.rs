@@ -8,12 +8,12 @@ mod settings;
 
 use darkroom_catalog::{Change, Flag, Label};
 
-use crate::gui::culling::{Filter, View};
 use crate::gui::intent::{Intent, Overlay, ZoomChange};
 use crate::gui::keymap::Action;
 use crate::gui::state::DarkRoom;
 use crate::gui::windows::models::ModelsEnv;
 use crate::gui::zoom;
+use darkroom_index::culling::{Filter, View};
 
 impl DarkRoom {
     /// Carry out what the views asked for this frame, in order.
@@ -71,7 +71,8 @@ impl DarkRoom {
             Intent::Pin(id) => self.comparison.toggle_pin(id),
             Intent::PickFrame(id) => {
                 if let Some(v) = self.cull.position_of(id) {
-                    self.cull.select(v, super::culling::SelectHow::Only);
+                    self.cull
+                        .select(v, darkroom_index::culling::SelectHow::Only);
                     self.decide(Change::Flag(Flag::Pick));
                 }
             }

@@ -1,13 +1,13 @@
 //! Intents that ask for pictures: thumbnails, previews, the full resolution, facts and
 //! close-ups, each to its worker; zoom and the steps the loupe takes.
 
-use crate::gui::culling::{EntryId, View};
 use crate::gui::intent::ZoomChange;
 use crate::gui::pictures::Faces;
 use crate::gui::state::DarkRoom;
 use crate::gui::theme::LOUPE_SIDE;
 use crate::gui::workers;
 use crate::gui::zoom;
+use darkroom_index::culling::{EntryId, View};
 
 impl DarkRoom {
     /// Ask for photo `id`'s picture at `side` once (a full queue: ask again next frame).
@@ -114,7 +114,8 @@ impl DarkRoom {
     pub(in crate::gui) fn step_photo(&mut self, by: isize) {
         if self.cull.view == View::Compare {
             if let Some(v) = self.comparison.step(&self.cull, by) {
-                self.cull.select(v, crate::gui::culling::SelectHow::Only);
+                self.cull
+                    .select(v, darkroom_index::culling::SelectHow::Only);
             }
         } else {
             self.cull.step(by);

@@ -6,11 +6,11 @@
 use darkroom_index::across::{self, FaceAt};
 use egui::RichText;
 
-use crate::gui::culling::EntryId;
 use crate::gui::intent::Intent;
 use crate::gui::pictures::{FaceTile, Faces, Picture};
 use crate::gui::state::DarkRoom;
 use crate::gui::theme;
+use darkroom_index::culling::EntryId;
 
 pub fn across_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
     let frames = app.comparison.panes(&app.cull);

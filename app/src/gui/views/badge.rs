@@ -6,8 +6,8 @@ use darkroom_catalog::{Flag, Label};
 use egui::text::{LayoutJob, TextFormat};
 use egui::{Color32, FontId};
 
-use crate::gui::culling::Photo;
 use crate::gui::theme;
+use darkroom_index::culling::Photo;
 
 /// "3 stars · Pick · saving…": the decision in words.
 pub fn words(p: &Photo) -> String {

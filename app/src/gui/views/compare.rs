@@ -74,7 +74,7 @@ pub fn compare_ui(
         if drawn.clicked
             && let Some(v) = app.cull.position_of(id)
         {
-            intents.push(Intent::Select(v, crate::gui::culling::SelectHow::Only));
+            intents.push(Intent::Select(v, darkroom_index::culling::SelectHow::Only));
         }
         // A zoom key or a drag acts on the pane under the pointer.
         let under_pointer = drawn

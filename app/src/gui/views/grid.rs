@@ -8,11 +8,11 @@ use darkroom_index::Proposed;
 use egui::Color32;
 
 use super::badge;
-use crate::gui::culling::{Filter, Photo, SelectHow};
 use crate::gui::intent::Intent;
 use crate::gui::pictures::Picture;
 use crate::gui::state::{DarkRoom, UiState};
 use crate::gui::theme::{self, CELL};
+use darkroom_index::culling::{Filter, Photo, SelectHow};
 
 pub fn grid_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
     let cull = &app.cull;
@@ -130,7 +130,7 @@ pub fn proposal_text(p: &Proposed) -> String {
 /// The chip's words, then every reason with its evidence, people by name: "proposed: reject
 /// (blurry) — blurry: 12 vs 85 for the best of the scene; eyes closed: Anna". The tooltip's,
 /// the loupe's and the cell's accessible label.
-pub fn proposal_reasons(p: &Proposed, cull: &crate::gui::culling::Culling) -> String {
+pub fn proposal_reasons(p: &Proposed, cull: &darkroom_index::culling::Culling) -> String {
     format!(
         "{} — {}",
         proposal_text(p),

@@ -5,12 +5,12 @@
 
 use egui::RichText;
 
-use crate::gui::culling::{EntryId, Photo};
 use crate::gui::intent::Intent;
 use crate::gui::pictures::{FaceTile, Faces, Picture};
 use crate::gui::state::{DarkRoom, UiState};
 use crate::gui::theme::{self, LOUPE_SIDE};
 use crate::gui::workers::FACE_CROP_MAX;
+use darkroom_index::culling::{EntryId, Photo};
 
 pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
     let cull = &app.cull;
@@ -156,7 +156,7 @@ fn filmstrip_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
             );
             response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Button, true, &label));
             if response.clicked() {
-                intents.push(Intent::Select(v, crate::gui::culling::SelectHow::Only));
+                intents.push(Intent::Select(v, darkroom_index::culling::SelectHow::Only));
             }
         }
     });

@@ -2,11 +2,11 @@
 //! click shows only their photos, again shows all; "Name…" in its menu names them. Beside it,
 //! the scene tags the scene model found, filtering the same way.
 
-use crate::gui::culling::Filter;
 use crate::gui::intent::Intent;
 use crate::gui::pictures::Picture;
 use crate::gui::state::DarkRoom;
 use crate::gui::theme;
+use darkroom_index::culling::Filter;
 
 pub fn people_ui(
     ui: &mut egui::Ui,

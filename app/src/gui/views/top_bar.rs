@@ -3,11 +3,11 @@
 
 use darkroom_engine::BackendStatus;
 
-use crate::gui::culling::Filter;
 use crate::gui::intent::Intent;
 use crate::gui::intent::Overlay;
 use crate::gui::state::DarkRoom;
 use crate::gui::theme;
+use darkroom_index::culling::Filter;
 
 pub fn top_bar_ui(
     ui: &mut egui::Ui,

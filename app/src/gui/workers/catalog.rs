@@ -5,8 +5,8 @@ use std::sync::mpsc::TrySendError;
 
 use darkroom_catalog::SidecarNaming;
 
-use crate::gui::culling::{DecisionJob, Edit, EntryId};
 use crate::gui::tasks::{Task, Waker};
+use darkroom_index::culling::{DecisionJob, Edit, EntryId};
 
 /// What the catalog thread answers (each answer carries the photo it was asked for).
 pub type CatalogReport = darkroom_catalog::client::Report<EntryId>;

@@ -11,9 +11,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use darkroom_library::thumbs::ThumbCache;
 
 use super::Cancel;
-use crate::gui::culling::EntryId;
 use crate::gui::tasks::{Reporter, Task, Waker};
 use crate::services::LOUPE_SIDE;
+use darkroom_index::culling::EntryId;
 
 /// What a picture request asks for: a picture fitting a square of `side` pixels (cached on
 /// disk), or the photo at its own resolution (never cached: a JPEG of it would not be its own

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use darkroom_index::tags::SceneTag;
-use darkroom_index::{PhotoAnalysis, cull};
+use crate::tags::SceneTag;
+use crate::{PhotoAnalysis, cull};
 
 use super::{Culling, EntryId};
 

@@ -5,9 +5,32 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, bail};
 use image::RgbImage;
 use serde::Deserialize;
+
+/// Why a corpus manifest cannot be used: the gate fails closed on each.
+#[derive(Debug, thiserror::Error)]
+pub enum CorpusError {
+    #[error("{what}: {cause}: {}", path.display())]
+    Read {
+        what: &'static str,
+        cause: std::io::Error,
+        path: PathBuf,
+    },
+    #[error("the corpus manifest is invalid: {cause}: {}", path.display())]
+    Parse { cause: String, path: PathBuf },
+    #[error("{0}")]
+    View(String),
+    #[error("{what}: {}", path.display())]
+    Invalid { what: String, path: PathBuf },
+}
+
+fn invalid(what: String, path: &Path) -> CorpusError {
+    CorpusError::Invalid {
+        what,
+        path: path.to_path_buf(),
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,25 +91,35 @@ pub enum View {
 }
 
 impl View {
-    pub fn parse(text: &str) -> anyhow::Result<View> {
+    pub fn parse(text: &str) -> Result<View, CorpusError> {
         if text == "full" {
             return Ok(View::Full);
         }
         if let Some(s) = text.strip_prefix("canvas:") {
-            let s: f32 = s.parse().with_context(|| format!("view {text}"))?;
+            let s: f32 = s
+                .parse()
+                .map_err(|e| CorpusError::View(format!("view {text}: {e}")))?;
             if !(s > 0.0 && s < 1.0) {
-                bail!("view {text}: a canvas scale is between 0 and 1");
+                return Err(CorpusError::View(format!(
+                    "view {text}: a canvas scale is between 0 and 1"
+                )));
             }
             return Ok(View::Canvas(s));
         }
         if let Some(n) = text.strip_prefix("tiles:") {
-            let n: u32 = n.parse().with_context(|| format!("view {text}"))?;
+            let n: u32 = n
+                .parse()
+                .map_err(|e| CorpusError::View(format!("view {text}: {e}")))?;
             if !(2..=8).contains(&n) {
-                bail!("view {text}: tiles are 2 to 8 a side");
+                return Err(CorpusError::View(format!(
+                    "view {text}: tiles are 2 to 8 a side"
+                )));
             }
             return Ok(View::Tiles(n));
         }
-        bail!("unknown view {text} (full, canvas:S, tiles:N)")
+        Err(CorpusError::View(format!(
+            "unknown view {text} (full, canvas:S, tiles:N)"
+        )))
     }
 
     pub fn name(&self) -> String {
@@ -173,23 +206,28 @@ impl ToPhoto {
 
 impl Corpus {
     /// Load `set` of the manifest at `path`, photos under `root`, each checked by sha256.
-    pub fn load(path: &Path, set: &str, root: &Path) -> anyhow::Result<Corpus> {
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("cannot read the corpus manifest: {}", path.display()))?;
-        let text = std::str::from_utf8(&bytes)
-            .with_context(|| format!("the corpus manifest is not UTF-8: {}", path.display()))?;
-        let file: ManifestFile = toml::from_str(text)
-            .with_context(|| format!("the corpus manifest is invalid: {}", path.display()))?;
+    pub fn load(path: &Path, set: &str, root: &Path) -> Result<Corpus, CorpusError> {
+        let bytes = std::fs::read(path).map_err(|cause| CorpusError::Read {
+            what: "cannot read the corpus manifest",
+            cause,
+            path: path.to_path_buf(),
+        })?;
+        let parse = |cause: String| CorpusError::Parse {
+            cause,
+            path: path.to_path_buf(),
+        };
+        let text = std::str::from_utf8(&bytes).map_err(|e| parse(e.to_string()))?;
+        let file: ManifestFile = toml::from_str(text).map_err(|e| parse(e.to_string()))?;
         for (name, declared) in [
             ("calibration", file.counts.calibration),
             ("evaluation", file.counts.evaluation),
         ] {
             let listed = file.photo.iter().filter(|p| p.set == name).count();
             if listed != declared {
-                bail!(
-                    "the manifest declares {declared} {name} photos and lists {listed}: {}",
-                    path.display()
-                );
+                return Err(invalid(
+                    format!("the manifest declares {declared} {name} photos and lists {listed}"),
+                    path,
+                ));
             }
         }
         if let Some(p) = file
@@ -197,12 +235,13 @@ impl Corpus {
             .iter()
             .find(|p| p.set != "calibration" && p.set != "evaluation")
         {
-            bail!(
-                "photo {} is in set {:?} (calibration or evaluation): {}",
-                p.path,
-                p.set,
-                path.display()
-            );
+            return Err(invalid(
+                format!(
+                    "photo {} is in set {:?} (calibration or evaluation)",
+                    p.path, p.set
+                ),
+                path,
+            ));
         }
         let mut sides: std::collections::BTreeMap<&str, std::collections::BTreeSet<&str>> =
             Default::default();
@@ -215,35 +254,39 @@ impl Corpus {
             .map(|(g, _)| *g)
             .collect();
         if !both.is_empty() {
-            bail!(
-                "groups on both sides of the split: {}: {}",
-                both.join(", "),
-                path.display()
-            );
+            return Err(invalid(
+                format!("groups on both sides of the split: {}", both.join(", ")),
+                path,
+            ));
         }
         let mut photos = Vec::new();
         for entry in file.photo.into_iter().filter(|p| p.set == set) {
             let file = root.join(&entry.path);
-            let data = std::fs::read(&file)
-                .with_context(|| format!("a manifest photo is missing: {}", file.display()))?;
+            let data = std::fs::read(&file).map_err(|cause| CorpusError::Read {
+                what: "a manifest photo is missing",
+                cause,
+                path: file.clone(),
+            })?;
             let found = darkroom_engine::store::sha256_hex(&data);
             if !found.eq_ignore_ascii_case(&entry.sha256) {
-                bail!(
-                    "a manifest photo's bytes differ from its sha256 (found {found}, the manifest says {}): {}",
-                    entry.sha256,
-                    file.display()
-                );
+                return Err(invalid(
+                    format!(
+                        "a manifest photo's bytes differ from its sha256 (found {found}, the manifest says {})",
+                        entry.sha256
+                    ),
+                    &file,
+                ));
             }
             let views = entry
                 .views
                 .iter()
                 .map(|v| View::parse(v))
-                .collect::<anyhow::Result<Vec<_>>>()
-                .with_context(|| format!("photo {}: {}", entry.path, path.display()))?;
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| invalid(format!("photo {}: {e}", entry.path), path))?;
             photos.push(CorpusPhoto { entry, file, views });
         }
         if photos.is_empty() {
-            bail!("the manifest's {set} set is empty: {}", path.display());
+            return Err(invalid(format!("the manifest's {set} set is empty"), path));
         }
         Ok(Corpus {
             manifest: path.to_path_buf(),

@@ -1,8 +1,8 @@
 //! What the grid shows, in which order: the filter, bursts folded to their suggested frame,
 //! the sorts, where a scene starts.
 
+use crate::tags::SceneTag;
 use darkroom_catalog::{ColourLabel, Flag, Label};
-use darkroom_index::tags::SceneTag;
 
 use super::photo::Photo;
 use super::{Culling, View};

@@ -1,8 +1,8 @@
 //! The auto-cull proposal for the folder open now, until applied or discarded.
 
+use crate::proposal::Candidate;
+use crate::{ProposalRules, Proposed, proposal};
 use darkroom_catalog::Change;
-use darkroom_index::proposal::Candidate;
-use darkroom_index::{ProposalRules, Proposed, proposal};
 
 use super::photo::DecisionJob;
 use super::{Culling, EntryId};
@@ -70,7 +70,7 @@ impl Culling {
     /// How many open proposals give each reason, while a proposal is shown.
     pub fn proposal_reasons(
         &self,
-    ) -> std::collections::BTreeMap<darkroom_index::proposal::ReasonKind, usize> {
+    ) -> std::collections::BTreeMap<crate::proposal::ReasonKind, usize> {
         let mut counts = std::collections::BTreeMap::new();
         if let Some(p) = &self.proposal {
             for i in 0..p.proposed.len() {

@@ -1,7 +1,10 @@
 //! The parity gate's arithmetic, apart from any model: faces matched one-to-one, tallied per
 //! size band, and the verdict rules (inference-backends §10 M2 for an int8 detector, §7 for an
 //! embedder) as data. Detections are compared, never raw tensors: two runtimes differ by
-//! ~0.4 stride units in raw outputs while their detections agree.
+//! ~0.4 stride units in raw outputs while their detections agree. `corpus`: the photos it
+//! runs on.
+
+pub mod corpus;
 
 use std::collections::BTreeSet;
 
@@ -54,7 +57,7 @@ pub const RULES: Rules = Rules {
 };
 
 /// Which verdict rule applies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Gate {
     /// The same detections as the reference (an opset upgrade).
@@ -66,6 +69,39 @@ pub enum Gate {
     DetectorRecall,
     /// Cosine > 0.999 against the reference for 99.9% of faces.
     Embedder,
+}
+
+impl Gate {
+    pub const ALL: [Gate; 4] = [
+        Gate::DetectorSame,
+        Gate::DetectorInt8,
+        Gate::DetectorRecall,
+        Gate::Embedder,
+    ];
+
+    /// Its name in reports and on the command line (the serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Gate::DetectorSame => "detector-same",
+            Gate::DetectorInt8 => "detector-int8",
+            Gate::DetectorRecall => "detector-recall",
+            Gate::Embedder => "embedder",
+        }
+    }
+}
+
+impl std::str::FromStr for Gate {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Gate::ALL
+            .into_iter()
+            .find(|g| g.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<_> = Gate::ALL.iter().map(|g| g.name()).collect();
+                format!("no gate {s:?} (one of {})", names.join(", "))
+            })
+    }
 }
 
 /// Pairs (reference index, candidate index, IoU), one-to-one, highest IoU first.
@@ -397,6 +433,16 @@ pub fn regressions(gate: Gate, now: &Summary, base: &Summary, rules: &Rules) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gate_is_named_on_the_command_line_as_in_reports() {
+        for g in Gate::ALL {
+            let json = serde_json::to_string(&g).expect("a gate serialises");
+            assert_eq!(json, format!("\"{}\"", g.name()));
+            assert_eq!(g.name().parse::<Gate>(), Ok(g));
+        }
+        assert!("detector".parse::<Gate>().is_err());
+    }
 
     fn face(x: f32, y: f32, side: f32) -> Face {
         Face {

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
+use crate::PhotoAnalysis;
 use darkroom_catalog::{Change, Decision};
-use darkroom_index::PhotoAnalysis;
 use darkroom_library::Item;
 
 use super::EntryId;

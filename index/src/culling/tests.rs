@@ -1,9 +1,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use crate::tags::SceneTag;
+use crate::{BurstPlace, PhotoAnalysis, ProposalRules};
 use darkroom_catalog::{Change, ColourLabel, Decision, Flag, Label};
-use darkroom_index::tags::SceneTag;
-use darkroom_index::{BurstPlace, PhotoAnalysis, ProposalRules};
 use darkroom_library::{Item, ItemKind};
 
 use super::*;
@@ -99,70 +99,6 @@ fn selection_moves_stop_at_the_ends() {
     empty.toggle_loupe();
     assert_eq!(empty.view, View::Grid, "no loupe on nothing");
     assert_eq!(empty.selected_id(), None);
-}
-
-#[test]
-fn compare_takes_the_selection_or_the_burst_and_steps_past_the_pinned_photo() {
-    use crate::gui::comparison::Comparison;
-    let mut c = folder(5);
-    c.select(1, SelectHow::Only);
-    c.select(3, SelectHow::Range);
-    let set = c.compare();
-    assert_eq!(set, vec![c.id(1), c.id(2), c.id(3)], "the selection");
-    assert_eq!(c.view, View::Compare);
-    assert_eq!(
-        (c.selected, c.selection_len()),
-        (1, 1),
-        "a decision is one pane's"
-    );
-    let mut cmp = Comparison::default();
-    cmp.start(set);
-    assert_eq!(cmp.panes(&c), vec![c.id(1), c.id(2), c.id(3)]);
-    assert_eq!(cmp.step(&c, 1), Some(2), "→ goes to the next pane");
-    c.select(3, SelectHow::Only);
-    assert_eq!(cmp.step(&c, 1), None, "and stops at the last");
-    cmp.toggle_pin(c.id(3));
-    assert_eq!(
-        cmp.panes(&c),
-        vec![c.id(3), c.id(1), c.id(2)],
-        "the pinned pane comes first"
-    );
-
-    // No set: the pinned photo beside the one shown; → steps past the pinned one.
-    let mut pair = Comparison::default();
-    pair.start(Vec::new());
-    c.select(0, SelectHow::Only);
-    assert_eq!(
-        pair.panes(&c),
-        vec![c.id(0), c.id(1)],
-        "the photo and the next"
-    );
-    pair.toggle_pin(c.id(1));
-    assert_eq!(pair.panes(&c), vec![c.id(1), c.id(0)]);
-    assert_eq!(pair.step(&c, 1), Some(2), "past the pinned photo");
-
-    // A burst shown as its suggested frame: compare opens it and shows every frame.
-    let gen_ = c.generation();
-    let rows = vec![
-        analysis(&c, 2, 10.0, Some((1, false))),
-        analysis(&c, 3, 90.0, Some((1, true))),
-        analysis(&c, 4, 50.0, Some((1, false))),
-    ];
-    assert!(c.set_analysis(gen_, rows, HashMap::new()));
-    c.view = View::Grid;
-    c.select(2, SelectHow::Only);
-    assert_eq!(
-        c.selected_index(),
-        Some(3),
-        "the suggested frame stands for the burst"
-    );
-    assert_eq!(c.compare(), vec![c.id(2), c.id(3), c.id(4)]);
-    assert_eq!(c.visible, vec![0, 1, 2, 3, 4], "the burst is open");
-    assert_eq!(
-        c.selected_index(),
-        Some(3),
-        "still the frame that was shown"
-    );
 }
 
 #[test]
@@ -357,7 +293,7 @@ fn filters_admit_what_they_name() {
 
 #[test]
 fn scene_tags_are_counted_and_a_chip_filters_by_its_tag_and_a_scene_compares_whole() {
-    use darkroom_index::analysis::ScenePlace;
+    use crate::analysis::ScenePlace;
     let mut c = folder(4);
     let gen_ = c.generation();
     let tagged = |i: usize, tags: &[SceneTag], scene: usize| PhotoAnalysis {
@@ -516,7 +452,7 @@ fn a_toggle_on_a_mixed_selection_turns_on_for_all() {
 /// an index job ended) and the proposal is made anew from it.
 #[test]
 fn t_sorts_by_corrected_capture_time_and_a_pair_gives_the_shown_photo_first() {
-    use darkroom_index::analysis::CaptureClock;
+    use crate::analysis::CaptureClock;
     let mut c = folder(3);
     let gen_ = c.generation();
     let timed = |c: &Culling, i: usize, body: &str, at: f64, offset_s: f64| PhotoAnalysis {
@@ -556,7 +492,7 @@ fn t_sorts_by_corrected_capture_time_and_a_pair_gives_the_shown_photo_first() {
 
 #[test]
 fn a_refined_proposal_stays_refined_when_the_analysis_is_read_again() {
-    use darkroom_index::proposal::ReasonKind;
+    use crate::proposal::ReasonKind;
     let mut c = folder(3);
     let gen_ = c.generation();
     let rows = |c: &Culling| {
@@ -641,5 +577,5 @@ fn the_proposal_never_touches_a_decided_photo_applies_in_one_step_and_undoes_in_
 }
 
 fn rules() -> ProposalRules {
-    ProposalRules::new(darkroom_index::Strictness::Balanced, 1, 40.0)
+    ProposalRules::new(crate::Strictness::Balanced, 1, 40.0)
 }
