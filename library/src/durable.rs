@@ -152,20 +152,29 @@ pub fn rename_without_replacing(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// After `to` was made a second name of `from`: `from` goes (`remove`). Gone already (another
-/// program moved it, or NFS said so of an unlink it did) is done; any other failure takes `to`
-/// back — only while `from` is still the very file, so the last name of a file is never
-/// removed.
+/// program moved it, or NFS said so of an unlink it did) is done. A refusal that leaves
+/// nothing removed (permission, a read-only or busy file system) takes `to` back — only while
+/// `from` is still the very file. Any other failure (EIO, a timeout: the unlink may have been
+/// done on a server while a cached lookup still shows `from`) keeps both names: a second name
+/// can be tidied later, a file with no name is lost.
 #[cfg(not(windows))]
 fn drop_first_name(
     from: &Path,
     to: &Path,
     remove: impl FnOnce(&Path) -> std::io::Result<()>,
 ) -> std::io::Result<()> {
+    use std::io::ErrorKind;
     match remove(from) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
         Err(e) => {
-            if same_file(from, to) {
+            let nothing_removed = matches!(
+                e.kind(),
+                ErrorKind::PermissionDenied
+                    | ErrorKind::ReadOnlyFilesystem
+                    | ErrorKind::ResourceBusy
+            );
+            if nothing_removed && same_file(from, to) {
                 let _ = std::fs::remove_file(to);
             }
             Err(e)
@@ -411,5 +420,15 @@ mod tests {
         assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
         assert_eq!(std::fs::read(&to).expect("the only copy"), b"photo");
         assert_eq!(std::fs::read(&from).expect("read"), b"another");
+        // A failure that may have removed it after all (EIO from an NFS server that did the
+        // unlink): both names kept, though `from` still reads as the same file here.
+        fresh();
+        let e = drop_first_name(&from, &to, |_| {
+            Err(std::io::Error::other("input/output error"))
+        })
+        .expect_err("failed");
+        assert_eq!(e.kind(), std::io::ErrorKind::Other);
+        assert_eq!(std::fs::read(&to).expect("kept"), b"photo");
+        assert_eq!(std::fs::read(&from).expect("kept"), b"photo");
     }
 }

@@ -682,9 +682,12 @@ fn index_faces_from_the_window() {
     }
     // A strip too narrow for its chips scrolls: no name wraps letter by letter into the width
     // left at its end.
-    h.set_size(egui::vec2(300.0, 640.0));
+    h.set_size(egui::vec2(200.0, 640.0));
     h.run_steps(2);
-    for person in h.state().cull.people().to_vec() {
+    let people = h.state().cull.people().to_vec();
+    assert!(people.len() >= 3, "a strip of chips: {}", people.len());
+    let mut strip_width = 0.0;
+    for person in people {
         let label = format!(
             "{} ({})",
             h.state().cull.person_label(person.person),
@@ -695,7 +698,12 @@ fn index_faces_from_the_window() {
             chip.height() < 30.0 && chip.width() > chip.height(),
             "{label} wraps: {chip:?}"
         );
+        strip_width += chip.width();
     }
+    assert!(
+        strip_width > 200.0,
+        "the chips must not fit the window, or nothing here is tested: {strip_width}"
+    );
     h.set_size(egui::vec2(1000.0, 640.0));
     h.run_steps(2);
     h.get_by_label("Grace Hopper (4)").click();

@@ -127,69 +127,11 @@ impl Comparison {
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
-    use std::path::PathBuf;
 
-    use darkroom_catalog::Decision;
+    use darkroom_index::culling::fixtures::{analysis, folder};
     use darkroom_index::culling::{SelectHow, View};
-    use darkroom_index::{BurstPlace, PhotoAnalysis};
-    use darkroom_library::{Item, ItemKind};
 
     use super::*;
-
-    fn item(name: &str) -> Item {
-        Item {
-            primary: PathBuf::from(format!("/shoot/{name}.jpg")),
-            twin: None,
-            kind: ItemKind::Raster,
-        }
-    }
-
-    fn folder(n: usize) -> Culling {
-        let mut c = Culling::default();
-        c.open(PathBuf::from("/shoot"));
-        for i in 0..n {
-            c.push(item(&format!("IMG_{i:04}")));
-        }
-        c.refilter();
-        // Every import answered: nothing recorded yet.
-        for i in 0..n {
-            c.imported(c.id(i), Some(Decision::default()), None);
-        }
-        c
-    }
-
-    fn analysis(
-        c: &Culling,
-        i: usize,
-        sharpness: f32,
-        burst: Option<(usize, bool)>,
-    ) -> PhotoAnalysis {
-        PhotoAnalysis {
-            path: c.entries()[i].item.primary.clone(),
-            detector: "scrfd_2.5g".into(),
-            sharpness,
-            blurry: false,
-            faces: 1,
-            eyes_closed: false,
-            people: vec![(Some(7 + (i % 2) as i64), [0.1, 0.1, 0.3, 0.3])],
-            burst: burst.map(|(id, suggested)| BurstPlace {
-                id,
-                position: 1,
-                size: 2,
-                suggested,
-            }),
-            judged_by_faces: true,
-            subject: None,
-            eyes_soft: false,
-            closed_eyes: Vec::new(),
-            soft_eyes: Vec::new(),
-            scene: None,
-            set: None,
-            tones: None,
-            tags: Vec::new(),
-            clock: Default::default(),
-        }
-    }
 
     #[test]
     fn compare_takes_the_selection_or_the_burst_and_steps_past_the_pinned_photo() {

@@ -10,6 +10,8 @@
 mod analysis;
 mod decisions;
 mod filter;
+#[cfg(any(test, feature = "test-fixtures"))]
+pub mod fixtures;
 mod photo;
 mod proposal;
 mod selection;

@@ -2,33 +2,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::tags::SceneTag;
-use crate::{BurstPlace, PhotoAnalysis, ProposalRules};
+use crate::{PhotoAnalysis, ProposalRules};
 use darkroom_catalog::{Change, ColourLabel, Decision, Flag, Label};
-use darkroom_library::{Item, ItemKind};
 
+use super::fixtures::{analysis, folder, item};
 use super::*;
-
-fn item(name: &str) -> Item {
-    Item {
-        primary: PathBuf::from(format!("/shoot/{name}.jpg")),
-        twin: None,
-        kind: ItemKind::Raster,
-    }
-}
-
-fn folder(n: usize) -> Culling {
-    let mut c = Culling::default();
-    c.open(PathBuf::from("/shoot"));
-    for i in 0..n {
-        c.push(item(&format!("IMG_{i:04}")));
-    }
-    c.refilter();
-    // Every import answered: nothing recorded yet.
-    for i in 0..n {
-        c.imported(c.id(i), Some(Decision::default()), None);
-    }
-    c
-}
 
 /// The catalog's answer to `job`, as if it found `before` there.
 fn answer(job: &DecisionJob, before: &Decision) -> DecisionAck {
@@ -39,34 +17,6 @@ fn answer(job: &DecisionJob, before: &Decision) -> DecisionAck {
         id: job.id,
         seq: job.seq,
         result: Ok((before.clone(), change.applied_to(before))),
-    }
-}
-
-fn analysis(c: &Culling, i: usize, sharpness: f32, burst: Option<(usize, bool)>) -> PhotoAnalysis {
-    PhotoAnalysis {
-        path: c.entries()[i].item.primary.clone(),
-        detector: "scrfd_2.5g".into(),
-        sharpness,
-        blurry: false,
-        faces: 1,
-        eyes_closed: false,
-        people: vec![(Some(7 + (i % 2) as i64), [0.1, 0.1, 0.3, 0.3])],
-        burst: burst.map(|(id, suggested)| BurstPlace {
-            id,
-            position: 1,
-            size: 2,
-            suggested,
-        }),
-        judged_by_faces: true,
-        subject: None,
-        eyes_soft: false,
-        closed_eyes: Vec::new(),
-        soft_eyes: Vec::new(),
-        scene: None,
-        set: None,
-        tones: None,
-        tags: Vec::new(),
-        clock: Default::default(),
     }
 }
 

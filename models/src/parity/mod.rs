@@ -442,6 +442,15 @@ mod tests {
             assert_eq!(g.name().parse::<Gate>(), Ok(g));
         }
         assert!("detector".parse::<Gate>().is_err());
+        // A gate added later must be added to ALL too: this match stops compiling until it is
+        // looked at.
+        for g in Gate::ALL {
+            match g {
+                Gate::DetectorSame | Gate::DetectorInt8 | Gate::DetectorRecall | Gate::Embedder => {
+                }
+            }
+        }
+        assert_eq!(Gate::ALL.len(), 4);
     }
 
     fn face(x: f32, y: f32, side: f32) -> Face {
