@@ -1,12 +1,16 @@
-//! `darkroom bench-loupe FOLDER [--rate 1,2,4]`: stepping through the loupe at a
-//! photographer's pace (each rate from fresh caches), how long from the key to a first picture
-//! of the next photo (its grid thumbnail or its preview), to it at screen resolution (its
-//! prefetched preview) and to its own full-resolution pixels, p50 and p95, and the process's
-//! peak memory. Runs the real
-//! window state headless, frames at 60 Hz as a display would ask for them, each frame's texture
-//! changes uploaded on a real wgpu device (the GPU, else lavapipe) before the frame counts as
-//! done: a picture is on screen once its upload is, and the uploads' own times are reported. The bar (docs/PERFORMANCE.md): at two photos a
-//! second, the next photo at screen resolution within one frame (16 ms) at p95.
+//! `darkroom bench-loupe FOLDER [--rate 1,2,4,8] [--repeat 20 --repeat-steps 60]`: stepping
+//! through the loupe at a photographer's pace — tapping at each rate, and skimming at key
+//! repeat then stopping —, each walk from fresh caches and then again from the caches it left
+//! (a folder seen before): how long from the key to a first picture of the next photo (its grid
+//! thumbnail or its preview), to it at screen resolution and, after a stop, to its own
+//! full-resolution pixels, p50, p95 and max; the frames over 16 ms and 50 ms while stepping;
+//! the process's peak memory. Runs the real window state headless, frames at 60 Hz as a display
+//! would ask for them, each frame's texture changes uploaded on a real wgpu device (the GPU,
+//! else lavapipe) before the frame counts as done: a picture is on screen once its upload is,
+//! and the uploads' own times are reported. The bars (docs/PERFORMANCE.md, issue 39): at 4 and
+//! 8 photos a second and at key repeat, key → first picture p95 ≤ 16 ms; at 4/s, key → screen
+//! resolution p95 ≤ 100 ms; stop → full resolution p50 ≤ 400 ms, p95 ≤ 800 ms; no frame over
+//! 50 ms while stepping.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,9 +25,18 @@ use crate::gui::DarkRoom;
 pub struct Args {
     /// A folder of photos (e.g. 40 at 6000×4000 from scripts/make-thumb-corpus).
     folder: PathBuf,
-    /// Photos stepped to per second; each rate walks from fresh caches, in turn.
-    #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0, 4.0])]
+    /// Photos stepped to per second, a key each; each rate walks in turn.
+    #[arg(long, value_delimiter = ',', default_values_t = [1.0, 2.0, 4.0, 8.0])]
     rate: Vec<f64>,
+    /// A key held down: this many steps a second (0: no such walk) …
+    #[arg(long, default_value_t = 20.0)]
+    repeat: f64,
+    /// … for this many steps (back at the folder's ends), then a stop.
+    #[arg(long, default_value_t = 60)]
+    repeat_steps: usize,
+    /// Only from fresh caches (no second walk from the caches the first left).
+    #[arg(long)]
+    fresh_only: bool,
     #[arg(long)]
     json: bool,
 }
@@ -46,6 +59,14 @@ struct Report {
     photos: usize,
     steps: usize,
     rate_per_s: f64,
+    /// Tapping a key a step, or holding it down (key repeat), then stopping.
+    walk: &'static str,
+    /// From fresh caches, or from those an earlier walk over the folder left.
+    caches: &'static str,
+    /// Every frame while stepping, its wall time (logic, UI and the upload).
+    frames: Frames,
+    /// The last key of the walk → the photo stopped on at its own resolution.
+    stop_full_ms: f64,
     /// Key to a picture of the photo on screen (its grid thumbnail or its preview), walking
     /// at the pace.
     first: Latency,
@@ -68,13 +89,49 @@ struct Report {
     peak_rss_mib: Option<f64>,
 }
 
+#[derive(Serialize)]
+struct Frames {
+    count: usize,
+    over_16_ms: usize,
+    over_50_ms: usize,
+    p95_ms: f64,
+    max_ms: f64,
+}
+
+/// How a walk steps: a key each `1 / rate` s for `steps` steps (None: through the folder
+/// once), back at the folder's ends.
+#[derive(Clone, Copy)]
+struct Pace {
+    rate: f64,
+    steps: Option<usize>,
+}
+
 pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     if a.rate.iter().any(|r| !r.is_finite() || *r <= 0.0) {
         bail!("--rate must be above 0");
     }
+    if !a.repeat.is_finite() || a.repeat < 0.0 {
+        bail!("--repeat must be 0 or above");
+    }
+    let mut paces: Vec<Pace> = a
+        .rate
+        .iter()
+        .map(|&rate| Pace { rate, steps: None })
+        .collect();
+    if a.repeat > 0.0 && a.repeat_steps > 0 {
+        paces.push(Pace {
+            rate: a.repeat,
+            steps: Some(a.repeat_steps),
+        });
+    }
     let mut reports = Vec::new();
-    for &rate in &a.rate {
-        reports.push(walk(&a.folder, rate)?);
+    for pace in paces {
+        // One folder of caches a pace: fresh for its first walk, left as it was for its second.
+        let caches = tempfile::tempdir().context("cannot make a temporary folder")?;
+        reports.push(walk(&a.folder, pace, caches.path(), "fresh")?);
+        if !a.fresh_only {
+            reports.push(walk(&a.folder, pace, caches.path(), "warm")?);
+        }
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
@@ -86,14 +143,23 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// One walk at `rate` photos a second, from fresh caches.
-fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
-    let tmp = tempfile::tempdir().context("cannot make a temporary folder")?;
+/// One walk at `pace`, its window state new, its caches in `caches` (`how`: fresh, or as an
+/// earlier walk left them).
+fn walk(
+    folder: &std::path::Path,
+    pace: Pace,
+    caches: &std::path::Path,
+    how: &'static str,
+) -> anyhow::Result<Report> {
+    let rate = pace.rate;
     let ctx = egui::Context::default();
-    let (setup, _engine) = super::headless_setup(tmp.path(), "loupe", folder.to_path_buf());
+    let (setup, _engine) = super::headless_setup(caches, "loupe", folder.to_path_buf());
     let mut app = DarkRoom::new(&ctx, setup);
     let gpu = std::cell::RefCell::new(super::Uploader::new()?);
+    // Each frame's wall time while `timing` (stepping), in ms.
+    let frame_ms = std::cell::RefCell::new((false, Vec::<f64>::new()));
     let frame = |app: &mut DarkRoom, keys: &[egui::Key]| {
+        let started = Instant::now();
         std::hint::black_box(super::headless_frame(
             &ctx,
             app,
@@ -101,6 +167,10 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
             keys,
             Some(&mut gpu.borrow_mut()),
         ));
+        let mut f = frame_ms.borrow_mut();
+        if f.0 {
+            f.1.push(started.elapsed().as_secs_f64() * 1e3);
+        }
     };
     let deadline = Instant::now() + Duration::from_secs(300);
     while app.scanning() || app.cull.is_empty() {
@@ -132,12 +202,23 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
     if !until(&mut app, &|app| shown(app).1) {
         bail!("the first photo never reached full resolution");
     }
-    // The walk at the pace: each key on time, whatever is still on its way.
-    let pace = Duration::from_secs_f64(1.0 / rate);
+    // The walk at the pace: each key on time, whatever is still on its way; back at the ends.
+    let step_every = Duration::from_secs_f64(1.0 / rate);
+    let steps = pace.steps.unwrap_or(photos - 1);
     let (mut first, mut screen, mut sharp_in_time) = (Vec::new(), Vec::new(), 0);
-    for _ in 1..photos {
+    let mut key = egui::Key::ArrowRight;
+    frame_ms.borrow_mut().0 = true;
+    let mut last_key = Instant::now();
+    for _ in 0..steps {
+        let at = app.cull.selected;
+        if key == egui::Key::ArrowRight && at + 1 >= photos {
+            key = egui::Key::ArrowLeft;
+        } else if key == egui::Key::ArrowLeft && at == 0 {
+            key = egui::Key::ArrowRight;
+        }
         let pressed = Instant::now();
-        frame(&mut app, &[egui::Key::ArrowRight]);
+        last_key = pressed;
+        frame(&mut app, &[key]);
         let (mut seen, mut any) = (None, None);
         let mut sharp = false;
         loop {
@@ -149,24 +230,39 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
                 seen = Some(pressed.elapsed());
             }
             sharp |= own;
-            if pressed.elapsed() + FRAME >= pace {
+            if pressed.elapsed() + FRAME >= step_every {
                 break;
             }
             std::thread::sleep(FRAME);
             frame(&mut app, &[]);
         }
         // Not on screen within the step: it counts as the whole step, and more.
-        screen.push(seen.unwrap_or(pace).as_secs_f64() * 1e3);
-        first.push(any.unwrap_or(pace).as_secs_f64() * 1e3);
+        screen.push(seen.unwrap_or(step_every).as_secs_f64() * 1e3);
+        first.push(any.unwrap_or(step_every).as_secs_f64() * 1e3);
         sharp_in_time += usize::from(sharp);
-        std::thread::sleep(pace.saturating_sub(pressed.elapsed()));
+        std::thread::sleep(step_every.saturating_sub(pressed.elapsed()));
     }
-    // Then back, stopping on each photo until its own pixels are in: the latency a
-    // photographer who pauses to check focus sees.
+    frame_ms.borrow_mut().0 = false;
+    // The stop: the photo stepped to last, until its own pixels are in.
+    if !until(&mut app, &|app| shown(app).1) {
+        bail!(
+            "photo {} never reached full resolution after the walk",
+            app.cull.selected + 1
+        );
+    }
+    let stop_full_ms = last_key.elapsed().as_secs_f64() * 1e3;
+    // Then on, stopping on each photo until its own pixels are in: the latency a photographer
+    // who pauses to check focus sees; in whichever direction has room for every stop.
+    let stops = (photos - 1).min(20);
+    let back = if app.cull.selected >= stops {
+        egui::Key::ArrowLeft
+    } else {
+        egui::Key::ArrowRight
+    };
     let mut full = Vec::new();
-    for _ in 1..photos.min(21) {
+    for _ in 0..stops {
         let pressed = Instant::now();
-        frame(&mut app, &[egui::Key::ArrowLeft]);
+        frame(&mut app, &[back]);
         if !until(&mut app, &|app| shown(app).1) {
             bail!(
                 "photo {} never reached full resolution",
@@ -175,10 +271,29 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
         }
         full.push(pressed.elapsed().as_secs_f64() * 1e3);
     }
+    let frames = {
+        let ms = &frame_ms.borrow().1;
+        let q = darkroom_library::measure::Quantiles::or_nan(ms);
+        Frames {
+            count: ms.len(),
+            over_16_ms: ms.iter().filter(|&&m| m > 16.0).count(),
+            over_50_ms: ms.iter().filter(|&&m| m > 50.0).count(),
+            p95_ms: q.p95_ms,
+            max_ms: q.max_ms,
+        }
+    };
     Ok(Report {
         photos,
         steps: screen.len(),
         rate_per_s: rate,
+        walk: if pace.steps.is_some() {
+            "key repeat"
+        } else {
+            "tapping"
+        },
+        caches: how,
+        frames,
+        stop_full_ms,
         first: latency(first),
         screen: latency(screen),
         full_in_step: sharp_in_time,
@@ -193,8 +308,8 @@ fn walk(folder: &std::path::Path, rate: f64) -> anyhow::Result<Report> {
 
 fn print(report: &Report) {
     println!(
-        "{} steps at {}/s over {} photos",
-        report.steps, report.rate_per_s, report.photos
+        "{} steps at {}/s ({}), {} caches, over {} photos",
+        report.steps, report.rate_per_s, report.walk, report.caches, report.photos
     );
     for (what, l) in [
         ("key → first picture (thumbnail or preview)", &report.first),
@@ -208,6 +323,15 @@ fn print(report: &Report) {
     println!(
         "  full resolution before the next key: {} of {} steps",
         report.full_in_step, report.steps
+    );
+    let f = &report.frames;
+    println!(
+        "  frames while stepping: {} over 16 ms, {} over 50 ms of {}; p95 {:.1} ms, max {:.1} ms",
+        f.over_16_ms, f.over_50_ms, f.count, f.p95_ms, f.max_ms
+    );
+    println!(
+        "  the stop after the walk → full resolution: {:.1} ms",
+        report.stop_full_ms
     );
     for (what, u) in [
         ("a screen-resolution picture", &report.upload_preview),
