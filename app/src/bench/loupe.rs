@@ -74,13 +74,15 @@ struct Report {
     screen: Latency,
     /// Steps of that walk whose full-resolution pixels came before the next key.
     full_in_step: usize,
-    /// Photos stopped on, walking back, until their own pixels were in.
+    /// Photos stopped on after the walk, one by one, until their own pixels were in.
     full_stopped: usize,
     /// Key to the photo's own pixels when stopping on it (the loupe waits a moment at fit).
     full: Latency,
-    /// Each upload of a loupe picture (screen resolution) to the device, done on it.
+    /// Each frame's upload of at most one loupe picture's pixels (screen resolution), done on
+    /// the device.
     upload_preview: Latency,
-    /// Each upload of a photo at its own resolution (its tiles, in one frame).
+    /// Each frame's upload of more: a photo at its own resolution (its tiles), or loupe
+    /// pictures of several photos at once.
     upload_full: Latency,
     /// The device the uploads went to.
     adapter: String,
@@ -174,6 +176,9 @@ fn walk(
     };
     let deadline = Instant::now() + Duration::from_secs(300);
     while app.scanning() || app.cull.is_empty() {
+        if !app.scanning() && app.cull.is_empty() {
+            bail!("{} holds no photos", folder.display());
+        }
         if Instant::now() > deadline {
             bail!("{} did not scan in 5 minutes", folder.display());
         }
@@ -209,6 +214,8 @@ fn walk(
     let mut key = egui::Key::ArrowRight;
     frame_ms.borrow_mut().0 = true;
     let mut last_key = Instant::now();
+    // When the last step's own pixels came, if within the step (a slow pace's dwell is over).
+    let mut last_own = None;
     for _ in 0..steps {
         let at = app.cull.selected;
         if key == egui::Key::ArrowRight && at + 1 >= photos {
@@ -219,8 +226,11 @@ fn walk(
         let pressed = Instant::now();
         last_key = pressed;
         frame(&mut app, &[key]);
+        if app.cull.selected == at {
+            bail!("a step from photo {} moved nothing", at + 1);
+        }
         let (mut seen, mut any) = (None, None);
-        let mut sharp = false;
+        let mut own_at = None;
         loop {
             let (preview, own) = shown(&app);
             if (preview || thumbnail_shown(&app)) && any.is_none() {
@@ -229,7 +239,9 @@ fn walk(
             if preview && seen.is_none() {
                 seen = Some(pressed.elapsed());
             }
-            sharp |= own;
+            if own && own_at.is_none() {
+                own_at = Some(pressed.elapsed());
+            }
             if pressed.elapsed() + FRAME >= step_every {
                 break;
             }
@@ -239,7 +251,8 @@ fn walk(
         // Not on screen within the step: it counts as the whole step, and more.
         screen.push(seen.unwrap_or(step_every).as_secs_f64() * 1e3);
         first.push(any.unwrap_or(step_every).as_secs_f64() * 1e3);
-        sharp_in_time += usize::from(sharp);
+        sharp_in_time += usize::from(own_at.is_some());
+        last_own = own_at;
         std::thread::sleep(step_every.saturating_sub(pressed.elapsed()));
     }
     frame_ms.borrow_mut().0 = false;
@@ -250,19 +263,23 @@ fn walk(
             app.cull.selected + 1
         );
     }
-    let stop_full_ms = last_key.elapsed().as_secs_f64() * 1e3;
+    let stop_full_ms = last_own.unwrap_or_else(|| last_key.elapsed()).as_secs_f64() * 1e3;
     // Then on, stopping on each photo until its own pixels are in: the latency a photographer
-    // who pauses to check focus sees; in whichever direction has room for every stop.
-    let stops = (photos - 1).min(20);
-    let back = if app.cull.selected >= stops {
-        egui::Key::ArrowLeft
+    // who pauses to check focus sees; towards the farther end, up to 20 stops.
+    let at = app.cull.selected;
+    let (back, stops) = if at >= photos - 1 - at {
+        (egui::Key::ArrowLeft, at.min(20))
     } else {
-        egui::Key::ArrowRight
+        (egui::Key::ArrowRight, (photos - 1 - at).min(20))
     };
     let mut full = Vec::new();
     for _ in 0..stops {
         let pressed = Instant::now();
+        let from = app.cull.selected;
         frame(&mut app, &[back]);
+        if app.cull.selected == from {
+            bail!("a stop from photo {} moved nothing", from + 1);
+        }
         if !until(&mut app, &|app| shown(app).1) {
             bail!(
                 "photo {} never reached full resolution",
@@ -335,7 +352,10 @@ fn print(report: &Report) {
     );
     for (what, u) in [
         ("a screen-resolution picture", &report.upload_preview),
-        ("a full-resolution photo", &report.upload_full),
+        (
+            "more (a full-resolution photo, or previews together)",
+            &report.upload_full,
+        ),
     ] {
         println!(
             "  texture upload of {what} ({} of them, {}): p50 {:.1} ms, p95 {:.1} ms, max {:.1} ms",
