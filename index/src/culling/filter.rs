@@ -114,24 +114,19 @@ impl Culling {
         self.refilter();
     }
 
-    /// The person's chip toggles their filter.
     /// A scene tag's chip: only its photos, again all.
     pub fn toggle_tag(&mut self, tag: SceneTag) {
-        let f = if self.filter == Filter::Tag(tag) {
-            Filter::All
-        } else {
-            Filter::Tag(tag)
-        };
-        self.set_filter(f);
+        self.toggle_filter(Filter::Tag(tag));
     }
 
+    /// The person's chip toggles their filter.
     pub fn toggle_person(&mut self, id: i64) {
-        let f = if self.filter == Filter::Person(id) {
-            Filter::All
-        } else {
-            Filter::Person(id)
-        };
-        self.set_filter(f);
+        self.toggle_filter(Filter::Person(id));
+    }
+
+    /// `f` on, or back to all when it is on already.
+    fn toggle_filter(&mut self, f: Filter) {
+        self.set_filter(if self.filter == f { Filter::All } else { f });
     }
 
     /// B: open or close the selected photo's burst.
