@@ -26,5 +26,6 @@ pub use ladder::{Backend, BackendConfig, BackendStatus, JobPin, Placement, Preci
 pub use runtime::{RuntimeKind, RuntimeOutcome, RuntimeSearch};
 pub use sessions::{ModelSession, Sessions};
 pub use store::ModelStore;
+pub use sys::priority::lower_this_thread;
 pub use sys::signals::{end_on_closed_pipe, stop_on_interrupt};
 pub use tuning::{OptLevel, SessionSettings};

@@ -29,9 +29,11 @@ pub enum Clip {
 
 pub fn clip(p: [u8; 3]) -> Clip {
     // Widened, so the test still reads right if BLOWN is ever set below the top.
-    if p.iter().any(|&c| u16::from(c) >= u16::from(BLOWN)) {
+    // One comparison each way on the brightest channel: it runs on every pixel of a photo.
+    let brightest = p[0].max(p[1]).max(p[2]);
+    if u16::from(brightest) >= u16::from(BLOWN) {
         Clip::Blown
-    } else if p.iter().all(|&c| c <= CRUSHED) {
+    } else if brightest <= CRUSHED {
         Clip::Crushed
     } else {
         Clip::None
@@ -46,11 +48,12 @@ impl Histogram {
             blown: 0,
             crushed: 0,
         };
-        for p in img.pixels() {
-            for (c, &v) in p.0.iter().enumerate() {
+        for p in img.as_raw().chunks_exact(3) {
+            let p = [p[0], p[1], p[2]];
+            for (c, &v) in p.iter().enumerate() {
                 h.channels[c][usize::from(v)] += 1;
             }
-            match clip(p.0) {
+            match clip(p) {
                 Clip::Blown => h.blown += 1,
                 Clip::Crushed => h.crushed += 1,
                 Clip::None => {}
@@ -97,12 +100,19 @@ impl ClipMask {
         let block = w.max(h).div_ceil(side.max(1)).max(1);
         let (mw, mh) = (w.div_ceil(block), h.div_ceil(block));
         let mut marks = vec![Clip::None; mw as usize * mh as usize];
-        for (x, y, p) in img.enumerate_pixels() {
-            let c = clip(p.0);
-            let at = (y / block) as usize * mw as usize + (x / block) as usize;
-            // Blown wins over crushed within a block: it is what a photographer fixes first.
-            if c == Clip::Blown || (c == Clip::Crushed && marks[at] == Clip::None) {
-                marks[at] = c;
+        let (block, width) = (block as usize, w as usize);
+        // An empty picture has no rows (and chunks of 0 would panic).
+        for (y, row) in img.as_raw().chunks_exact((width * 3).max(1)).enumerate() {
+            let marks_row = &mut marks[(y / block) * mw as usize..][..mw as usize];
+            for (mark, pixels) in marks_row.iter_mut().zip(row.chunks(block * 3)) {
+                for p in pixels.chunks_exact(3) {
+                    let c = clip([p[0], p[1], p[2]]);
+                    // Blown wins over crushed within a block: it is what a photographer fixes
+                    // first.
+                    if c == Clip::Blown || (c == Clip::Crushed && *mark == Clip::None) {
+                        *mark = c;
+                    }
+                }
             }
         }
         ClipMask {

@@ -175,8 +175,8 @@ fn walk(
         }
     };
     let deadline = Instant::now() + Duration::from_secs(300);
-    while app.scanning() || app.cull.is_empty() {
-        if !app.scanning() && app.cull.is_empty() {
+    while app.opening() || app.scanning() || app.cull.is_empty() {
+        if !app.opening() && !app.scanning() && app.cull.is_empty() {
             bail!("{} holds no photos", folder.display());
         }
         if Instant::now() > deadline {

@@ -10,7 +10,7 @@ const CARD_NOTICE: &str = "This is a camera card: nothing is written to it. Deci
 
 use darkroom_library::ScanEvent;
 
-use super::pictures::{FaceTile, Faces, Full, FullTiles, Picture};
+use super::pictures::{FaceTile, Faces, Full, FullUpload, Picture};
 use std::sync::mpsc::TrySendError;
 
 use super::state::{Closing, DarkRoom, StatusSource};
@@ -23,7 +23,9 @@ use darkroom_index::culling::{DecisionAck, EntryId};
 /// image work, so it is kept small).
 const SCAN_EVENTS: usize = 2048;
 const CATALOG_REPORTS: usize = 4096;
-const PICTURES: usize = 32;
+/// Pixels a frame uploads at most, about: two tiles of a photo's own pixels (a 24 MP photo's
+/// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures.
+const UPLOAD_PIXELS: usize = 8 << 20;
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
 const LOUPE_KEPT: usize = 1;
 /// Thumbnails and face close-ups held as textures, at most (least recently shown let go
@@ -58,7 +60,7 @@ impl DarkRoom {
         self.flush_imports();
         self.poll_close(ctx);
         self.poll_pictures(ctx);
-        self.bound_loupe_pictures();
+        self.plan_pictures();
         // What the last frame showed is stamped; what it did not may go past the budget.
         self.gallery.keep_small_within(SMALL_PICTURES_BUDGET);
         self.gallery.next_frame();
@@ -343,14 +345,35 @@ impl DarkRoom {
     }
 
     fn poll_pictures(&mut self, ctx: &egui::Context) {
-        let drained = self.tasks.thumbs.done.drain(PICTURES);
-        if drained.ended {
-            self.notices.push(self.tasks.thumbs.done.died());
+        // A frame uploads at most about this many pixels: one photo's own pixels go up a few
+        // tiles a frame, and pictures that came together wait their turn.
+        let mut uploaded = 0;
+        while uploaded < UPLOAD_PIXELS {
+            let drained = self.tasks.thumbs.done.drain(1);
+            if drained.ended {
+                self.notices.push(self.tasks.thumbs.done.died());
+            }
+            let Some(done) = drained.items.into_iter().next() else {
+                break;
+            };
+            uploaded += self.take_picture(ctx, done);
         }
-        for done in drained.items {
+        while uploaded < UPLOAD_PIXELS
+            && let Some(px) = self
+                .gallery
+                .upload_full_tile(ctx, FULL_PIXELS, CLIPPING_PIXELS)
+        {
+            uploaded += px;
+        }
+    }
+
+    /// One picture from the pool into its photo's slot; the pixels it uploads now.
+    fn take_picture(&mut self, ctx: &egui::Context, done: super::workers::ThumbDone) -> usize {
+        let mut pixels = 0;
+        {
             let Some(pictures) = self.gallery.get_mut(done.id) else {
                 // Asked for by a folder no longer open.
-                continue;
+                return 0;
             };
             let name =
                 |what: &str| format!("photo-{}-{}-{what}", done.id.generation(), done.id.index());
@@ -364,46 +387,44 @@ impl DarkRoom {
                         clipping,
                     } = *made;
                     (pictures.faces, pictures.subject) = face_tiles(ctx, done.id, faces);
-                    let tiles = tiles
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, (at, pixels))| {
-                            (
-                                at,
-                                ctx.load_texture(name(&format!("full-{k}")), pixels, FULL_PIXELS),
-                            )
-                        })
-                        .collect();
-                    let clipping = ctx.load_texture(name("clipping"), clipping, CLIPPING_PIXELS);
-                    pictures.full = Full::Ready(FullTiles {
+                    self.gallery.upload_full(FullUpload {
+                        id: done.id,
                         size,
-                        tiles,
                         histogram,
                         clipping,
+                        waiting: tiles,
+                        uploaded: Vec::new(),
                     });
-                    continue;
+                    return 0;
                 }
                 Ok(Made::Facts(facts)) => {
                     pictures.facts = super::pictures::Slot::Ready(facts);
-                    continue;
+                    return 0;
                 }
                 Ok(Made::Faces(faces)) => {
                     (pictures.faces, pictures.subject) = face_tiles(ctx, done.id, faces);
-                    continue;
+                    return 0;
                 }
                 Ok(Made::Skipped) => {
                     // Asked for again if a view still wants it.
-                    if done.want == Want::Full {
-                        pictures.full = Full::None;
-                        if matches!(pictures.faces, Faces::Requested) {
-                            pictures.faces = Faces::None;
+                    match done.want {
+                        Want::Full => {
+                            pictures.full = Full::None;
+                            if matches!(pictures.faces, Faces::Requested) {
+                                pictures.faces = Faces::None;
+                            }
                         }
-                    } else {
-                        pictures.loupe = Picture::None;
+                        Want::Side(LOUPE_SIDE) => pictures.loupe = Picture::None,
+                        Want::Side(_) if pictures.thumb.waiting() => pictures.thumb = Picture::None,
+                        Want::Facts if pictures.facts.waiting() => {
+                            pictures.facts = super::pictures::Slot::None;
+                        }
+                        _ => {}
                     }
-                    continue;
+                    return 0;
                 }
                 Ok(Made::Picture { side, image }) => {
+                    pixels = image.size[0] * image.size[1];
                     let texture = ctx.load_texture(
                         name(&side.to_string()),
                         image,
@@ -417,17 +438,17 @@ impl DarkRoom {
                         pictures.full = Full::Failed(err.clone());
                     }
                     pictures.faces = Faces::Failed(err);
-                    continue;
+                    return 0;
                 }
                 // The line of facts says so; the photo is not marked unreadable for it.
                 Err(err) if done.want == Want::Facts => {
                     pictures.facts = super::pictures::Slot::Failed(err);
-                    continue;
+                    return 0;
                 }
                 Err(err) => {
                     self.cull.set_error(done.id, err.clone());
                     let Want::Side(side) = done.want else {
-                        continue;
+                        return 0;
                     };
                     (side, Picture::Failed(err))
                 }
@@ -437,18 +458,58 @@ impl DarkRoom {
                 (_, p) => pictures.thumb = p,
             }
         }
+        pixels
     }
 
-    /// Only the photo the loupe shows and the neighbours it prefetches keep their loupe
-    /// pictures (`LOUPE_KEPT` on each side) and, of those, the photo shown and the next their
-    /// own pixels; compare keeps its panes'.
-    fn bound_loupe_pictures(&mut self) {
+    /// What the pictures are made in: the loupe's plan from the person's pace (`pace`), or
+    /// compare's panes; only the photo shown and its neighbours keep their loupe pictures
+    /// (`LOUPE_KEPT` on each side) and, of those, the photo shown and the next their own
+    /// pixels; compare keeps its panes'. Run after the keys of a frame too, so the jobs the
+    /// frame's views ask for are in the plan before a worker looks.
+    pub(super) fn plan_pictures(&mut self) {
+        use darkroom_index::culling::View;
         let at = self.cull.selected;
-        let panes = if self.cull.view == darkroom_index::culling::View::Compare {
+        let now = std::time::Instant::now();
+        let loupe = self.cull.view == View::Loupe;
+        let shown = if loupe {
+            self.cull.selected_id().map(|id| (id, at))
+        } else {
+            None
+        };
+        self.ui_state.pace.observe(shown, now);
+        let panes = if self.cull.view == View::Compare {
             self.comparison.panes(&self.cull)
         } else {
             Vec::new()
         };
+        let cull = &self.cull;
+        let costs = super::pace::Costs {
+            thumb: self.tasks.thumbs.thumb_cost(),
+            full: self.tasks.thumbs.full_cost(),
+        };
+        let mut plan = self
+            .ui_state
+            .pace
+            .plan(now, !self.zoom.is_fit(), costs, |k| {
+                at.checked_add_signed(k).and_then(|v| cull.visible_id(v))
+            });
+        plan.pictures.extend(
+            panes
+                .iter()
+                .map(|&id| (id, super::workers::Want::Side(LOUPE_SIDE))),
+        );
+        // While the photo shown waits for its own pixels, the pool makes only what comes
+        // before them.
+        let awaited = shown.is_some_and(|(id, _)| {
+            plan.full.contains(&id)
+                && self
+                    .gallery
+                    .get(id)
+                    .is_some_and(|p| p.full.ready().is_none())
+        });
+        let hold_from = awaited.then_some(plan.before_full);
+        self.tasks.thumbs.plan(&plan.pictures, hold_from);
+        self.ui_state.plan = plan;
         let around = |from: usize, to: usize| {
             (from..=to)
                 .filter_map(|v| self.cull.visible_id(v))
@@ -457,8 +518,12 @@ impl DarkRoom {
         };
         let keep = around(at.saturating_sub(LOUPE_KEPT), at + LOUPE_KEPT + 1);
         self.gallery.keep_loupe_pictures(&keep);
-        self.tasks.thumbs.want_loupe(&keep);
-        let keep = around(at, at + FULL_KEPT);
+        // The photo shown and the next in the direction of travel.
+        let keep = if self.ui_state.pace.direction() < 0 {
+            around(at.saturating_sub(FULL_KEPT), at)
+        } else {
+            around(at, at + FULL_KEPT)
+        };
         self.gallery.keep_full(&keep);
         self.tasks.thumbs.want_full(&keep);
     }

@@ -8,7 +8,8 @@
 //!   asks for; `handle`: carrying it out, in one place; `ui`: one frame; `views/`: one file per view;
 //!   `windows/`: the overlay windows behind one trait
 //! - `tasks`: the background-task type; `workers`: the work itself
-//! - `pictures`, `notices`, `theme`, `keymap`: what they say
+//! - `pictures`, `notices`, `theme`, `keymap`: what they say; `pace`: what the loupe asks
+//!   for first, from how the person moves through it
 //! - `shell`: eframe and what is read before the window opens
 
 pub mod comparison;
@@ -18,6 +19,7 @@ pub mod intent;
 pub mod keymap;
 mod logic;
 pub mod notices;
+pub mod pace;
 pub mod pictures;
 pub mod shell;
 pub mod state;
@@ -36,11 +38,13 @@ pub use shell::run;
 pub use state::{DarkRoom, Setup, StatusSource};
 pub use windows::Overlay;
 
-/// Thumbnail workers: all cores but one for the UI.
+/// Picture workers: one a core. They run at a lower priority than the window's thread
+/// (`darkroom_engine::lower_this_thread`), so a frame never waits behind a decode, and
+/// skimming the loupe on two cores has both making thumbnails ahead (one falls behind key
+/// repeat: a 24 MP JPEG's thumbnail is ~75 ms).
 pub fn num_threads() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2)
-        .saturating_sub(1)
-        .max(1)
+        .max(2)
 }

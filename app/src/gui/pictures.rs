@@ -79,6 +79,18 @@ pub struct FullTiles {
     pub clipping: TextureHandle,
 }
 
+/// A photo's own pixels on their way up, a few tiles a frame (a 24 MP photo's in one frame
+/// stalled it for 60–130 ms on lavapipe): its slot says `Requested` until the last tile is up.
+pub struct FullUpload {
+    pub id: EntryId,
+    pub size: egui::Vec2,
+    pub histogram: darkroom_library::histogram::Histogram,
+    pub clipping: egui::ColorImage,
+    /// Tiles not uploaded yet, and those that are.
+    pub waiting: Vec<(egui::Rect, egui::ColorImage)>,
+    pub uploaded: Vec<(egui::Rect, TextureHandle)>,
+}
+
 #[derive(Default)]
 pub struct Pictures {
     /// The frame a view last showed this photo's thumbnail or close-ups in.
@@ -100,6 +112,8 @@ pub struct Gallery {
     slots: Vec<Pictures>,
     /// Frames drawn: what a view shows is stamped with it.
     frame: u64,
+    /// Photos' own pixels going up, oldest first.
+    uploads: std::collections::VecDeque<FullUpload>,
 }
 
 fn texture_bytes(t: &TextureHandle) -> usize {
@@ -112,6 +126,55 @@ impl Gallery {
     pub fn open(&mut self, generation: u64) {
         self.generation = generation;
         self.slots.clear();
+        self.uploads.clear();
+    }
+
+    /// A photo's own pixels came: they go up a few tiles a frame ([`upload_full_tile`]).
+    ///
+    /// [`upload_full_tile`]: Self::upload_full_tile
+    pub fn upload_full(&mut self, upload: FullUpload) {
+        self.uploads.push_back(upload);
+    }
+
+    /// Upload the next tile waiting (`tiles` its texture options, `clipping` the mask's);
+    /// the photo's slot is ready once its last tile is up. The pixels uploaded; None when
+    /// nothing waits. A photo let go while its tiles went up is dropped.
+    pub fn upload_full_tile(
+        &mut self,
+        ctx: &egui::Context,
+        tiles: egui::TextureOptions,
+        clipping: egui::TextureOptions,
+    ) -> Option<usize> {
+        loop {
+            let id = self.uploads.front()?.id;
+            if !self.get(id).is_some_and(|p| p.full.waiting()) {
+                self.uploads.pop_front();
+                continue;
+            }
+            let up = self.uploads.front_mut()?;
+            let name = |what: &str| format!("photo-{}-{}-{what}", id.generation(), id.index());
+            if let Some((at, pixels)) = up.waiting.pop() {
+                let px = pixels.size[0] * pixels.size[1];
+                let k = up.uploaded.len() + up.waiting.len();
+                let texture = ctx.load_texture(name(&format!("full-{k}")), pixels, tiles);
+                up.uploaded.push((at, texture));
+                return Some(px);
+            }
+            let Some(up) = self.uploads.pop_front() else {
+                return None;
+            };
+            let px = up.clipping.size[0] * up.clipping.size[1];
+            let mask = ctx.load_texture(name("clipping"), up.clipping, clipping);
+            if let Some(p) = self.get_mut(id) {
+                p.full = Slot::Ready(FullTiles {
+                    size: up.size,
+                    tiles: up.uploaded,
+                    histogram: up.histogram,
+                    clipping: mask,
+                });
+            }
+            return Some(px);
+        }
     }
 
     /// Room for the photo `id` names (photos arrive in order).

@@ -141,8 +141,10 @@ pub struct UiState {
     pub pointer: Option<egui::Pos2>,
     /// Compare's pane under the pointer (its zoom is the one a key or drag changes).
     pub zoom_pane: Option<EntryId>,
-    /// The photo the loupe shows and since when (its full resolution is made after a dwell).
-    pub shown: Option<(EntryId, std::time::Instant)>,
+    /// How the person moves through the loupe (which way, how fast, since when on this photo).
+    pub pace: super::pace::Pace,
+    /// What the loupe asks the picture pool for this frame, most wanted first.
+    pub plan: super::pace::Plan,
     /// The face close-up clicked last (Z zooms to it when the pointer is not on the photo).
     pub chosen_face: Option<(EntryId, usize)>,
     /// The window was asked to close while decisions were saving.
@@ -168,19 +170,6 @@ pub enum Closing {
     /// "Stop and close": the copy stops at the next file; then the window closes as it does
     /// with decisions saving ("Close now" does not wait for a card that stopped answering).
     StoppingIngest,
-}
-
-impl UiState {
-    /// How long photo `id` has been the one shown (zero when it just became it).
-    pub fn shown_since(&mut self, id: EntryId) -> std::time::Duration {
-        match self.shown {
-            Some((was, since)) if was == id => since.elapsed(),
-            _ => {
-                self.shown = Some((id, std::time::Instant::now()));
-                std::time::Duration::ZERO
-            }
-        }
-    }
 }
 
 /// The window's ends of its background work, all polled in `logic`.
@@ -345,6 +334,11 @@ impl DarkRoom {
 
     pub fn scanning(&self) -> bool {
         self.tasks.scan.is_some()
+    }
+
+    /// Whether the folder given at start-up waits for the first frames to be opened.
+    pub fn opening(&self) -> bool {
+        self.tasks.deferred_folder.is_some()
     }
 
     /// Whether the folder's analysis is being read from the index rows.

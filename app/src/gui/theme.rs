@@ -91,5 +91,3 @@ pub const HISTOGRAM_HEIGHT: f32 = 72.0;
 pub const FACTS_TEXT: f32 = 12.0;
 /// People across a burst: a face cell's side, in points.
 pub const ACROSS_CELL: f32 = 112.0;
-/// At fit, a photo's full resolution is made once it has been shown this long.
-pub const FULL_DWELL: std::time::Duration = std::time::Duration::from_millis(600);

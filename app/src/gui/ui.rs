@@ -29,6 +29,8 @@ impl DarkRoom {
                 self.handle(Intent::Key(action));
             }
         }
+        // Where the keys took the loupe decides what its pictures are made in.
+        self.plan_pictures();
         let status = self.backend_status();
         let mut intents = std::mem::take(&mut self.intents);
         let mut state = std::mem::take(&mut self.ui_state);

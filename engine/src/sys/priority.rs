@@ -8,3 +8,16 @@ pub fn lower() {
         libc::setpriority(libc::PRIO_PROCESS, 0, 10);
     }
 }
+
+/// Lower the calling thread's priority (nice 10; on Linux each thread has its own): a worker
+/// that makes pictures yields its core to the window's thread, whose frames must not wait
+/// behind a decode. Best effort; elsewhere nothing.
+pub fn lower_this_thread() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: gettid has no preconditions; setpriority on our own thread with a positive
+    // (nicer) value has no memory effects.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}

@@ -1,15 +1,16 @@
 //! The loupe: one photo fit to the window or zoomed at its own pixels (Z, Shift+Z; see
 //! `photo.rs`), its caption, the close-up strip of its indexed faces (a click zooms to one),
-//! and a filmstrip of the photos around it. Its neighbours are asked for too, so next and
-//! previous are instant; the next one's own pixels too, so its 100 % is.
+//! and a filmstrip of the photos around it. What it asks for, in which order, is the plan
+//! `pace` makes from how the person moves: the photo shown first, then those coming.
 
 use egui::RichText;
 
 use crate::gui::intent::Intent;
 use crate::gui::pictures::{FaceTile, Faces, Picture};
 use crate::gui::state::{DarkRoom, UiState};
-use crate::gui::theme::{self, LOUPE_SIDE};
+use crate::gui::theme;
 use crate::gui::workers::FACE_CROP_MAX;
+use crate::gui::workers::Want;
 use darkroom_index::culling::{EntryId, Photo};
 
 pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents: &mut Vec<Intent>) {
@@ -20,31 +21,19 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     let (Some(photo), Some(pictures)) = (cull.get(id), app.gallery.get(id)) else {
         return;
     };
-    intents.push(Intent::Show(id, LOUPE_SIDE));
-    // Shown at once while the loupe's picture is made (from the disk cache, usually).
-    intents.push(Intent::Show(id, theme::THUMB_SIDE));
-    intents.push(Intent::ShowFacts(id));
-    for v in [cull.selected + 1, cull.selected.wrapping_sub(1)] {
-        if let Some(n) = cull.visible_id(v) {
-            intents.push(Intent::Show(n, LOUPE_SIDE));
-            intents.push(Intent::ShowFacts(n));
-        }
+    // What the plan names, in its order (`pace`): the photo shown, then what comes next.
+    for &(n, want) in &state.plan.pictures {
+        intents.push(match want {
+            Want::Side(side) => Intent::Show(n, side),
+            Want::Facts => Intent::ShowFacts(n),
+            Want::Full | Want::Faces => continue,
+        });
     }
-    // The photo's own pixels: at once when zoomed (and the next photo's too, so stepping
-    // through a burst at 100 % is instant); at fit, where the preview already fills the pane,
-    // once the photo has been looked at for a moment, so walking a shoot quickly never queues
-    // a 24 MP decode per photo passed.
-    let looked_at = state.shown_since(id);
-    if !app.zoom.is_fit() || looked_at >= theme::FULL_DWELL {
-        intents.push(Intent::ShowFull(id));
-    } else {
-        ui.ctx()
-            .request_repaint_after(theme::FULL_DWELL.saturating_sub(looked_at));
+    for &n in &state.plan.full {
+        intents.push(Intent::ShowFull(n));
     }
-    if !app.zoom.is_fit()
-        && let Some(next) = cull.visible_id(cull.selected + 1)
-    {
-        intents.push(Intent::ShowFull(next));
+    if let Some(revisit) = state.plan.revisit_in {
+        ui.ctx().request_repaint_after(revisit);
     }
     caption_ui(ui, photo);
     facts_ui(ui, &pictures.facts);

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
-use darkroom_library::thumbs::ThumbCache;
+use darkroom_library::thumbs::{Source, ThumbCache};
 
 use super::Cancel;
 use crate::gui::tasks::{Reporter, Task, Waker};
-use crate::services::LOUPE_SIDE;
+use crate::services::{LOUPE_SIDE, THUMB_SIDE};
 use darkroom_index::culling::EntryId;
 
 /// What a picture request asks for: a picture fitting a square of `side` pixels (cached on
@@ -80,22 +80,23 @@ const BLOWN_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(230, 0,
 const CRUSHED_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(0, 60, 230, 230);
 
 /// The photo at its own resolution, cut into tiles, with its histogram, its clipping mask and
-/// its faces' close-ups.
-fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Made {
+/// its faces' close-ups, the three on threads of their own: the person waits for it after a
+/// stop (one after the other they took ~120 ms after the decode's 135 on two cores).
+fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Result<Made, String> {
     use darkroom_library::histogram::{Clip, ClipMask, Histogram};
     let (w, h) = img.dimensions();
-    let tiles = darkroom_library::geometry::tiles(w, h, FULL_TILE)
-        .into_iter()
-        .map(|[left, top, tw, th]| {
-            let tile = image::imageops::crop_imm(img, left, top, tw, th).to_image();
-            let at = egui::Rect::from_min_size(
-                egui::pos2(left as f32, top as f32),
-                egui::vec2(tw as f32, th as f32),
-            );
-            (at, super::pixels_of(&tile))
-        })
-        .collect();
-    let mask = ClipMask::of(img, CLIPPING_SIDE);
+    let rects = darkroom_library::geometry::tiles(w, h, FULL_TILE);
+    let (histogram, mask, tiles) = std::thread::scope(|s| {
+        let histogram = s.spawn(|| Histogram::of(img));
+        let mask = s.spawn(|| ClipMask::of(img, CLIPPING_SIDE));
+        let tiles: Vec<_> = rects.iter().map(|&r| tile_of(img, r)).collect();
+        let failed = |_| "the photo's histogram could not be made".to_owned();
+        Ok::<_, String>((
+            histogram.join().map_err(failed)?,
+            mask.join().map_err(failed)?,
+            tiles,
+        ))
+    })?;
     let clipping = egui::ColorImage::new(
         [mask.width as usize, mask.height as usize],
         mask.marks
@@ -107,18 +108,43 @@ fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Made {
             })
             .collect(),
     );
-    Made::Full(Box::new(FullMade {
+    Ok(Made::Full(Box::new(FullMade {
         faces,
         size: egui::vec2(w as f32, h as f32),
         tiles,
-        histogram: Histogram::of(img),
+        histogram,
         clipping,
-    }))
+    })))
 }
 
-/// Picture jobs waiting for the pool: what the loupe shows first (its preview and facts, the
-/// neighbours it prefetches), then grid and filmstrip thumbnails, each in the order asked. A
-/// loupe that waited behind a screenful of thumbnails would be late on the first steps.
+/// One tile of `img` (`[left, top, width, height]`) in egui's pixels, read straight from its
+/// rows (no intermediate copy).
+fn tile_of(img: &image::RgbImage, [left, top, tw, th]: [u32; 4]) -> (egui::Rect, egui::ColorImage) {
+    let (width, raw) = (img.width() as usize, img.as_raw());
+    let (left, top, tw, th) = (left as usize, top as usize, tw as usize, th as usize);
+    let mut pixels = Vec::with_capacity(tw * th);
+    for y in top..top + th {
+        let start = (y * width + left) * 3;
+        let row = raw.get(start..start + tw * 3).unwrap_or_default();
+        pixels.extend(
+            row.chunks_exact(3)
+                .map(|p| egui::Color32::from_rgb(p[0], p[1], p[2])),
+        );
+    }
+    // A short read (it cannot happen for a tile inside the photo) is padded, never a panic.
+    pixels.resize(tw * th, egui::Color32::BLACK);
+    let at = egui::Rect::from_min_size(
+        egui::pos2(left as f32, top as f32),
+        egui::vec2(tw as f32, th as f32),
+    );
+    (at, egui::ColorImage::new([tw, th], pixels))
+}
+
+/// Picture jobs waiting for the pool, taken in the order of the window's plan (the photo the
+/// loupe shows, then those coming in the direction of travel), then the rest (grid and
+/// filmstrip thumbnails, facts) in the order asked. A loupe picture the plan no longer names
+/// is answered `Skipped` at once: stepped past before its turn, its decode goes to the photo
+/// shown instead.
 pub struct PictureQueue {
     jobs: Mutex<QueueState>,
     ready: Condvar,
@@ -126,9 +152,17 @@ pub struct PictureQueue {
 
 #[derive(Default)]
 struct QueueState {
-    loupe: VecDeque<ThumbJob>,
-    thumbs: VecDeque<ThumbJob>,
+    jobs: VecDeque<ThumbJob>,
+    plan: Vec<(EntryId, Want)>,
+    /// Jobs ranked here or later (and those the plan does not name) wait.
+    hold_from: Option<usize>,
     closed: bool,
+}
+
+/// What a worker does with the job it took.
+enum Turn {
+    Make(ThumbJob),
+    Skip(ThumbJob),
 }
 
 /// At most this many picture jobs wait: the window asks again next frame for what did not fit.
@@ -147,26 +181,42 @@ impl PictureQueue {
         let Ok(mut q) = self.jobs.lock() else {
             return false;
         };
-        if q.closed || q.loupe.len() + q.thumbs.len() >= PICTURE_QUEUE {
+        if q.closed || q.jobs.len() >= PICTURE_QUEUE {
             return false;
         }
-        let first = matches!(job.want, Want::Side(LOUPE_SIDE) | Want::Facts);
-        if first {
-            q.loupe.push_back(job);
-        } else {
-            q.thumbs.push_back(job);
-        }
+        q.jobs.push_back(job);
         drop(q);
         self.ready.notify_one();
         true
     }
 
+    /// The order the window wants its pictures in now, most wanted first; with `hold_from`,
+    /// only the jobs ranked before it are taken (a photo's own pixels are being made, and the
+    /// rest would take the cores from them).
+    pub fn set_plan(&self, plan: &[(EntryId, Want)], hold_from: Option<usize>) {
+        let Ok(mut q) = self.jobs.lock() else {
+            return;
+        };
+        if q.plan == plan && q.hold_from == hold_from {
+            return;
+        }
+        q.plan.clear();
+        q.plan.extend_from_slice(plan);
+        let released = q.hold_from.is_some() && hold_from.is_none_or(|h| Some(h) > q.hold_from);
+        q.hold_from = hold_from;
+        drop(q);
+        // A worker waiting on held jobs, or on jobs the plan now ranks first, looks again.
+        if released || hold_from.is_some() {
+            self.ready.notify_all();
+        }
+    }
+
     /// The next job, waiting for one; None once closed.
-    fn next(&self) -> Option<ThumbJob> {
+    fn next(&self) -> Option<Turn> {
         let mut q = self.jobs.lock().ok()?;
         loop {
-            if let Some(job) = q.loupe.pop_front().or_else(|| q.thumbs.pop_front()) {
-                return Some(job);
+            if let Some(turn) = q.take_best() {
+                return Some(turn);
             }
             if q.closed {
                 return None;
@@ -183,6 +233,34 @@ impl PictureQueue {
     }
 }
 
+impl QueueState {
+    /// The planned job ranked first, else the oldest unplanned one; a loupe picture the plan
+    /// dropped before anything else, to be answered at once.
+    fn take_best(&mut self) -> Option<Turn> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, job) in self.jobs.iter().enumerate() {
+            let rank = self
+                .plan
+                .iter()
+                .position(|&(id, want)| id == job.id && want == job.want);
+            let rank = match rank {
+                Some(r) => r,
+                None if job.want == Want::Side(LOUPE_SIDE) => {
+                    return self.jobs.remove(i).map(Turn::Skip);
+                }
+                None => usize::MAX,
+            };
+            if self.hold_from.is_some_and(|h| rank >= h) {
+                continue;
+            }
+            if best.is_none_or(|(r, _)| rank < r) {
+                best = Some((rank, i));
+            }
+        }
+        best.and_then(|(_, i)| self.jobs.remove(i)).map(Turn::Make)
+    }
+}
+
 /// The thumbnail pool: `threads` workers take picture jobs from a [`PictureQueue`], and one
 /// thread of its own makes full-resolution photos, so a preview never waits behind a 24 MP
 /// decode. Jobs of a folder no longer open are skipped, not made: `current` is the open
@@ -194,10 +272,16 @@ pub struct ThumbPool {
     pub done: Task<ThumbDone>,
     current: Arc<AtomicU64>,
     wanted_full: Arc<Mutex<Vec<EntryId>>>,
-    /// The photos whose loupe pictures are still worth making (the one shown and its
-    /// neighbours): stepping faster than decoding drops the photos left behind.
-    wanted_loupe: Arc<Mutex<Vec<EntryId>>>,
+    /// How long a grid thumbnail takes now, in µs: a running mean of the last few.
+    thumb_cost: Arc<AtomicU64>,
+    /// How long a photo's own pixels take now, decode to tiles, in µs (the same kind of mean).
+    full_cost: Arc<AtomicU64>,
 }
+
+/// A thumbnail's cost before any is measured: a 24 MP JPEG's ⅛ decode on one core …
+const THUMB_COST_GUESS: std::time::Duration = std::time::Duration::from_millis(80);
+/// … and its own pixels' (a full decode, its tiles, histogram and clipping mask).
+const FULL_COST_GUESS: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Drop for ThumbPool {
     fn drop(&mut self) {
@@ -225,9 +309,20 @@ impl ThumbPool {
         set_wanted(&self.wanted_full, ids);
     }
 
-    /// The photos whose loupe pictures are still worth making.
-    pub fn want_loupe(&self, ids: &[EntryId]) {
-        set_wanted(&self.wanted_loupe, ids);
+    /// How long a grid thumbnail takes to make now (from the disk cache, an embedded preview
+    /// or a decode, whichever the last few were).
+    pub fn thumb_cost(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.thumb_cost.load(Ordering::Relaxed))
+    }
+
+    /// How long a photo's own pixels take to make now.
+    pub fn full_cost(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.full_cost.load(Ordering::Relaxed))
+    }
+
+    /// The order the window wants its pictures in (see [`PictureQueue::set_plan`]).
+    pub fn plan(&self, plan: &[(EntryId, Want)], hold_from: Option<usize>) {
+        self.jobs.set_plan(plan, hold_from);
     }
 }
 
@@ -254,9 +349,11 @@ pub fn thumb_pool(
     let queue = Arc::new(PictureQueue::new());
     let (full_tx, full_rx) = sync_channel::<ThumbJob>(16);
     let current = Arc::new(AtomicU64::new(0));
+    let thumb_cost = Arc::new(AtomicU64::new(THUMB_COST_GUESS.as_micros() as u64));
+    let cost = Arc::clone(&thumb_cost);
+    let full_cost = Arc::new(AtomicU64::new(FULL_COST_GUESS.as_micros() as u64));
+    let cost_of_full = Arc::clone(&full_cost);
     let wanted_full = Arc::new(Mutex::new(Vec::new()));
-    let wanted_loupe = Arc::new(Mutex::new(Vec::new()));
-    let loupe_wanted = Arc::clone(&wanted_loupe);
     let threads = threads.max(1);
     // One task whose reporter every pool thread shares: the channel closes when all have ended.
     let shared = Arc::clone(&current);
@@ -266,17 +363,20 @@ pub fn thumb_pool(
         let out = Arc::new(out);
         let mut handles = Vec::new();
         for i in 0..threads {
-            let (jobs, out, cache, cancel, current, loupe) = (
+            let (jobs, out, cache, cancel, current, cost) = (
                 Arc::clone(&jobs),
                 Arc::clone(&out),
                 cache.clone(),
                 cancel.clone(),
                 Arc::clone(&shared),
-                Arc::clone(&loupe_wanted),
+                Arc::clone(&cost),
             );
             let spawned = std::thread::Builder::new()
                 .name(format!("darkroom-thumbs-{i}"))
-                .spawn(move || thumb_worker(&jobs, &out, &cache, &cancel, &current, &loupe));
+                .spawn(move || {
+                    darkroom_engine::lower_this_thread();
+                    thumb_worker(&jobs, &out, &cache, &cancel, &current, &cost);
+                });
             if let Ok(h) = spawned {
                 handles.push(h);
             }
@@ -284,7 +384,18 @@ pub fn thumb_pool(
         let (out, cancel, current) = (Arc::clone(&out), cancel.clone(), Arc::clone(&shared));
         let spawned = std::thread::Builder::new()
             .name("darkroom-full".to_owned())
-            .spawn(move || full_worker(&full_rx, &out, &catalog, &cancel, &current, &wanted));
+            .spawn(move || {
+                darkroom_engine::lower_this_thread();
+                full_worker(
+                    &full_rx,
+                    &out,
+                    &catalog,
+                    &cancel,
+                    &current,
+                    &wanted,
+                    &cost_of_full,
+                );
+            });
         if let Ok(h) = spawned {
             handles.push(h);
         }
@@ -298,7 +409,8 @@ pub fn thumb_pool(
         done,
         current,
         wanted_full,
-        wanted_loupe,
+        thumb_cost,
+        full_cost,
     }
 }
 
@@ -308,30 +420,61 @@ fn thumb_worker(
     cache: &ThumbCache,
     cancel: &Cancel,
     current: &AtomicU64,
-    loupe: &Mutex<Vec<EntryId>>,
+    cost: &AtomicU64,
 ) {
-    while let Some(job) = jobs.next() {
+    while let Some(turn) = jobs.next() {
         if cancel.is_set() {
             return;
         }
+        let job = match turn {
+            Turn::Make(job) => job,
+            Turn::Skip(job) => {
+                if !answer(out, &job, Ok(Made::Skipped)) {
+                    return;
+                }
+                continue;
+            }
+        };
         if job.id.generation() != current.load(Ordering::Relaxed) {
             continue;
         }
-        if job.want == Want::Side(LOUPE_SIDE) && !wanted(loupe, job.id) {
-            // Stepped past before its turn: the decode goes to the photo shown instead.
-            if !answer(out, &job, Ok(Made::Skipped)) {
-                return;
-            }
-            continue;
-        }
         let result = match job.want {
+            Want::Side(LOUPE_SIDE) => {
+                // The grid thumbnail from the same decode, where it had to be made: sent as
+                // the answer to a thumbnail job, which finds it cached if it comes after.
+                let (mut alive, mut sent) = (true, false);
+                let made = cache.get_with_smaller(&job.path, LOUPE_SIDE, THUMB_SIDE, |side, t| {
+                    let image = super::pixels_of(&t.image);
+                    let done = ThumbDone {
+                        id: job.id,
+                        want: Want::Side(side),
+                        result: Ok(Made::Picture { side, image }),
+                    };
+                    sent |= side == LOUPE_SIDE;
+                    alive &= out.send(done);
+                });
+                match made {
+                    _ if !alive => return,
+                    Ok(_) if sent => continue,
+                    Ok(t) => Ok(Made::Picture {
+                        side: LOUPE_SIDE,
+                        image: super::pixels_of(&t.image),
+                    }),
+                    Err(e) => Err(e.to_string()),
+                }
+            }
             Want::Side(side) => {
                 // A picture just made goes to the window before the cache's encode.
                 let mut sent = false;
+                let started = std::time::Instant::now();
                 let made = cache.get_then_store(&job.path, side, |t| {
                     let image = super::pixels_of(&t.image);
                     sent = answer(out, &job, Ok(Made::Picture { side, image }));
+                    note_cost(cost, started.elapsed());
                 });
+                if made.as_ref().is_ok_and(|t| t.source == Source::Cache) {
+                    note_cost(cost, started.elapsed());
+                }
                 if sent {
                     continue;
                 }
@@ -339,16 +482,26 @@ fn thumb_worker(
                     side,
                     image: super::pixels_of(&t.image),
                 })
+                .map_err(|e| e.to_string())
             }
-            Want::Facts => darkroom_library::facts::read(&job.path).map(Made::Facts),
+            Want::Facts => darkroom_library::facts::read(&job.path)
+                .map(Made::Facts)
+                .map_err(|e| e.to_string()),
             // Made by the full-resolution thread; never queued here.
             Want::Full | Want::Faces => continue,
-        }
-        .map_err(|e| e.to_string());
+        };
         if !answer(out, &job, result) {
             return;
         }
     }
+}
+
+/// A thumbnail took `took`: into the running mean (the last four or so weigh most).
+fn note_cost(cost: &AtomicU64, took: std::time::Duration) {
+    let took = u64::try_from(took.as_micros()).unwrap_or(u64::MAX);
+    let _ = cost.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |was| {
+        Some((was.saturating_mul(3).saturating_add(took)) / 4)
+    });
 }
 
 /// Send `job`'s answer; false when the window is gone.
@@ -367,6 +520,7 @@ fn full_worker(
     cancel: &Cancel,
     current: &AtomicU64,
     full: &Mutex<Vec<EntryId>>,
+    cost: &AtomicU64,
 ) {
     while let Ok(job) = jobs.recv() {
         if cancel.is_set() {
@@ -378,15 +532,23 @@ fn full_worker(
         let still_wanted = job.want == Want::Faces || wanted(full, job.id);
         let result = if still_wanted {
             // One decode for the view and the faces' close-ups.
-            darkroom_library::working::full(&job.path)
-                .map(|img| {
+            let started = std::time::Instant::now();
+            match darkroom_library::working::full(&job.path) {
+                Err(e) => Err(e.to_string()),
+                Ok(img) => {
                     let faces = super::faces::crops_of(&img, &job.photo, catalog);
                     match job.want {
-                        Want::Faces => Made::Faces(faces),
-                        _ => full_picture(&img, faces),
+                        Want::Faces => Ok(Made::Faces(faces)),
+                        // Moved on during the decode: the rest is not made.
+                        _ if !wanted(full, job.id) => Ok(Made::Skipped),
+                        _ => {
+                            let made = full_picture(&img, faces);
+                            note_cost(cost, started.elapsed());
+                            made
+                        }
                     }
-                })
-                .map_err(|e| e.to_string())
+                }
+            }
         } else {
             Ok(Made::Skipped)
         };
