@@ -424,6 +424,100 @@ fn the_loupe_shows_the_thumbnail_until_the_photos_picture_is_made() {
     );
 }
 
+/// Key repeat through a shoot, a step a frame, never settled: in every one of 20 frames the
+/// loupe draws the photo of that step (its grid thumbnail at least; never a spinner, never the
+/// photo left behind). Skimming asks for no screen picture of a photo passed; the stop gets
+/// its screen picture and its own pixels.
+#[test]
+fn twenty_steps_in_twenty_frames_each_draw_the_photo_of_their_step() {
+    use darkroom_app::gui::pictures::Drew;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("burst");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // 24 files of their own (each its own cache entry), in the order the loupe walks them.
+    let names: Vec<String> = (0..24)
+        .map(|k| {
+            let from = PHOTOS[k % PHOTOS.len()];
+            let ext = Path::new(from)
+                .extension()
+                .and_then(|e| e.to_str())
+                .expect("an extension");
+            let name = format!("frame_{k:02}.{ext}");
+            std::fs::copy(photo(from), folder.join(&name)).expect("copy photo");
+            name
+        })
+        .collect();
+    let setup = crate::gui::setup(
+        dir.path(),
+        Some(folder),
+        darkroom_app::gui::StatusSource::Fixed(Box::new(ort_cpu())),
+    );
+    // A window whose grid shows every photo: the grid asks for all 24 thumbnails.
+    let app = DarkRoom::new(&egui::Context::default(), setup);
+    let mut h = Harness::builder()
+        .with_size([1500.0, 1100.0])
+        .wgpu()
+        .build_ui_state(
+            |ui, app: &mut DarkRoom| {
+                app.logic(ui.ctx());
+                app.ui(ui);
+            },
+            app,
+        );
+    settle(&mut h);
+    let thumbs = h
+        .state()
+        .gallery
+        .iter()
+        .filter(|p| p.thumb.ready().is_some())
+        .count();
+    assert_eq!(thumbs, 24, "the grid shows every photo");
+    keys_in_one_frame(&mut h, &[(Key::Enter, Modifiers::NONE)]);
+    for step in 1..=20 {
+        keys_in_one_frame(&mut h, &[(Key::ArrowRight, Modifiers::NONE)]);
+        let app = h.state();
+        assert_eq!(app.cull.selected, step);
+        let id = app.cull.selected_id().expect("a photo");
+        assert_eq!(app.cull.get(id).expect("shown").file_name(), names[step]);
+        let drew = app.loupe_drew();
+        assert!(
+            drew.is_some_and(|(d, _)| d == id),
+            "frame {step}: the loupe drew {drew:?}, not photo {step}"
+        );
+    }
+    // Skimming: no screen picture asked for any photo passed on the way (the first photo's
+    // and its next were asked for before the first step).
+    let asked: Vec<usize> = (3..20)
+        .filter(|&v| {
+            let id = h.state().cull.visible_id(v).expect("a photo");
+            h.state()
+                .gallery
+                .get(id)
+                .is_some_and(|p| p.loupe.waiting() || p.loupe.ready().is_some())
+        })
+        .collect();
+    assert!(
+        asked.is_empty(),
+        "screen pictures asked for while skimming: {asked:?}"
+    );
+    // The stop: its screen picture, then its own pixels (drawn where the pane is larger
+    // than the screen picture, as here).
+    settle(&mut h);
+    let id = h.state().cull.selected_id().expect("a photo");
+    let drew = h.state().loupe_drew();
+    assert!(
+        matches!(drew, Some((d, Drew::Screen | Drew::Full)) if d == id),
+        "the stop drew {drew:?}"
+    );
+    assert!(
+        h.state()
+            .gallery
+            .get(id)
+            .is_some_and(|p| p.full.ready().is_some()),
+        "the photo stopped on has its own pixels"
+    );
+}
+
 /// O pressed in the frame that moves the loupe, before the photo's close-ups have come: the
 /// overlay that lands is the new photo's own stored mask (its size, its id), never the one
 /// left behind; and on a photo its face judges, O shows nothing, not the last photo's mask.

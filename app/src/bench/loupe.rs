@@ -204,7 +204,7 @@ fn walk(
         }
         true
     };
-    if !until(&mut app, &|app| shown(app).1) {
+    if !until(&mut app, &full_in) {
         bail!("the first photo never reached full resolution");
     }
     // The walk at the pace: each key on time, whatever is still on its way; back at the ends.
@@ -232,8 +232,9 @@ fn walk(
         let (mut seen, mut any) = (None, None);
         let mut own_at = None;
         loop {
-            let (preview, own) = shown(&app);
-            if (preview || thumbnail_shown(&app)) && any.is_none() {
+            let (picture, preview) = drawn(&app);
+            let own = full_in(&app);
+            if picture && any.is_none() {
                 any = Some(pressed.elapsed());
             }
             if preview && seen.is_none() {
@@ -257,7 +258,7 @@ fn walk(
     }
     frame_ms.borrow_mut().0 = false;
     // The stop: the photo stepped to last, until its own pixels are in.
-    if !until(&mut app, &|app| shown(app).1) {
+    if !until(&mut app, &full_in) {
         bail!(
             "photo {} never reached full resolution after the walk",
             app.cull.selected + 1
@@ -280,7 +281,7 @@ fn walk(
         if app.cull.selected == from {
             bail!("a stop from photo {} moved nothing", from + 1);
         }
-        if !until(&mut app, &|app| shown(app).1) {
+        if !until(&mut app, &full_in) {
             bail!(
                 "photo {} never reached full resolution",
                 app.cull.selected + 1
@@ -373,21 +374,22 @@ fn print(report: &Report) {
     }
 }
 
-/// Whether the photo shown has its grid thumbnail (what the loupe shows until its preview).
-fn thumbnail_shown(app: &DarkRoom) -> bool {
+/// Whether the loupe drew the photo selected in the last frame: from any of its pictures, and
+/// from its screen picture or its own pixels.
+fn drawn(app: &DarkRoom) -> (bool, bool) {
+    use crate::gui::pictures::Drew;
+    match (app.loupe_drew(), app.cull.selected_id()) {
+        (Some((drew_id, drew)), Some(id)) if drew_id == id => (true, drew != Drew::Thumbnail),
+        _ => (false, false),
+    }
+}
+
+/// Whether the photo selected has its own pixels in (its histogram and 100 % are ready).
+fn full_in(app: &DarkRoom) -> bool {
     app.cull
         .selected_id()
         .and_then(|id| app.gallery.get(id))
-        .is_some_and(|p| p.thumb.ready().is_some())
-}
-
-/// Whether the photo shown is on screen from its preview, and at its own resolution.
-fn shown(app: &DarkRoom) -> (bool, bool) {
-    let p = app.cull.selected_id().and_then(|id| app.gallery.get(id));
-    (
-        p.is_some_and(|p| p.loupe.ready().is_some()),
-        p.is_some_and(|p| p.full.ready().is_some()),
-    )
+        .is_some_and(|p| p.full.ready().is_some())
 }
 
 /// The most a frame uploads for one loupe picture (`LOUPE_SIDE` on its long edge); a frame

@@ -6,6 +6,17 @@ use egui::TextureHandle;
 
 use darkroom_index::culling::EntryId;
 
+/// Which of a photo's pictures a pane drew.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Drew {
+    /// Its grid thumbnail, until its screen picture is made.
+    Thumbnail,
+    /// Its screen picture.
+    Screen,
+    /// Its own pixels.
+    Full,
+}
+
 /// What a photo's slot holds: nothing yet, asked for, here, or why it could not be made.
 #[derive(Default)]
 pub enum Slot<T> {

@@ -137,6 +137,8 @@ pub struct UiState {
     /// Where the loupe drew its photo in the last frame (None: no loupe on screen), so a zoom
     /// key knows what is under the pointer.
     pub loupe_placed: Option<super::zoom::Placed>,
+    /// The photo the loupe drew in the last frame, and from which of its pictures.
+    pub loupe_drew: Option<(EntryId, super::pictures::Drew)>,
     /// The pointer at the start of this frame, if it is over the window.
     pub pointer: Option<egui::Pos2>,
     /// Compare's pane under the pointer (its zoom is the one a key or drag changes).
@@ -336,6 +338,12 @@ impl DarkRoom {
         self.tasks.scan.is_some()
     }
 
+    /// The photo the loupe drew in the last frame and from which of its pictures (None: no
+    /// loupe, or nothing of the photo to draw yet).
+    pub fn loupe_drew(&self) -> Option<(EntryId, super::pictures::Drew)> {
+        self.ui_state.loupe_drew
+    }
+
     /// Whether the folder given at start-up waits for the first frames to be opened.
     pub fn opening(&self) -> bool {
         self.tasks.deferred_folder.is_some()
@@ -426,7 +434,9 @@ impl DarkRoom {
             && self
                 .gallery
                 .iter()
-                .all(|p| !p.thumb.waiting() && !p.loupe.waiting())
+                .all(|p| !p.thumb.waiting() && !p.loupe.waiting() && !p.full.waiting())
+            // The loupe's plan changes by itself after a dwell (a stop after skimming).
+            && self.ui_state.plan.revisit_in.is_none()
             && (self.cull.view != View::Compare
                 || self.comparison.panes(&self.cull).iter().all(|&id| {
                     self.comparison.zoom_of(id, &self.zoom).is_fit()

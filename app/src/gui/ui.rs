@@ -36,6 +36,7 @@ impl DarkRoom {
         let mut state = std::mem::take(&mut self.ui_state);
         // The loupe says where it drew, if it is drawn at all.
         state.loupe_placed = None;
+        state.loupe_drew = None;
         state.zoom_pane = None;
         {
             let app = &*self;

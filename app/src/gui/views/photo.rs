@@ -6,17 +6,18 @@
 use egui::{Color32, Rect, Sense, Stroke, StrokeKind, pos2, vec2};
 
 use crate::gui::intent::{Intent, ZoomChange};
-use crate::gui::pictures::{Full, Picture, Pictures};
+use crate::gui::pictures::{Drew, Full, Picture, Pictures};
 use crate::gui::state::Overlays;
 use crate::gui::theme;
 use crate::gui::zoom::{self, Placed, Zoom};
 
 const UV: Rect = Rect::from_min_max(pos2(0.0, 0.0), pos2(1.0, 1.0));
 
-/// What drawing a photo gave: where it went (None while nothing is here to draw), and whether
-/// it was clicked (compare makes that pane the one decided on).
+/// What drawing a photo gave: where it went (None while nothing is here to draw), from which
+/// of its pictures, and whether it was clicked (compare makes that pane the one decided on).
 pub struct Drawn {
     pub placed: Option<Placed>,
+    pub drew: Option<Drew>,
     pub clicked: bool,
 }
 
@@ -30,9 +31,13 @@ pub fn photo_ui(
 ) -> Drawn {
     let pane = ui.available_rect_before_wrap();
     let response = ui.allocate_rect(pane, Sense::click_and_drag());
-    let placed = draw(ui, &response, pane, pictures, zoom, overlays, intents);
+    let mut drew = None;
+    let placed = draw(
+        ui, &response, pane, pictures, zoom, overlays, intents, &mut drew,
+    );
     Drawn {
         placed,
+        drew,
         clicked: response.clicked(),
     }
 }
@@ -45,6 +50,7 @@ fn draw(
     zoom: &Zoom,
     overlays: Overlays,
     intents: &mut Vec<Intent>,
+    drew: &mut Option<Drew>,
 ) -> Option<Placed> {
     // Stepping faster than pictures are made, the best already here is shown: the grid
     // thumbnail at once, the screen-sized picture when it comes, the photo's own pixels last.
@@ -84,9 +90,15 @@ fn draw(
                     painter.image(tex.id(), r, UV, Color32::WHITE);
                 }
             }
+            *drew = Some(Drew::Full);
         }
         (_, Some(tex)) => {
             painter.image(tex.id(), photo, UV, Color32::WHITE);
+            *drew = Some(if from_thumbnail {
+                Drew::Thumbnail
+            } else {
+                Drew::Screen
+            });
         }
         _ => {}
     }
