@@ -48,7 +48,10 @@ impl Histogram {
             blown: 0,
             crushed: 0,
         };
-        for p in img.as_raw().chunks_exact(3) {
+        // A buffer longer than its picture (from_raw allows it) is read to the picture's end.
+        let raw = img.as_raw();
+        let raw = &raw[..(img.width() as usize * img.height() as usize * 3).min(raw.len())];
+        for p in raw.chunks_exact(3) {
             let p = [p[0], p[1], p[2]];
             for (c, &v) in p.iter().enumerate() {
                 h.channels[c][usize::from(v)] += 1;
@@ -102,7 +105,9 @@ impl ClipMask {
         let mut marks = vec![Clip::None; mw as usize * mh as usize];
         let (block, width) = (block as usize, w as usize);
         // An empty picture has no rows (and chunks of 0 would panic).
-        for (y, row) in img.as_raw().chunks_exact((width * 3).max(1)).enumerate() {
+        let raw = img.as_raw();
+        let raw = &raw[..(width * h as usize * 3).min(raw.len())];
+        for (y, row) in raw.chunks_exact((width * 3).max(1)).enumerate() {
             let marks_row = &mut marks[(y / block) * mw as usize..][..mw as usize];
             for (mark, pixels) in marks_row.iter_mut().zip(row.chunks(block * 3)) {
                 for p in pixels.chunks_exact(3) {
@@ -163,5 +168,30 @@ mod tests {
         );
         assert_eq!(m.marks[9], Clip::Crushed);
         assert_eq!(m.marks.iter().filter(|c| **c == Clip::None).count(), 8);
+    }
+
+    #[test]
+    fn partial_blocks_at_the_right_and_bottom_edges_are_read_as_the_pixels_say() {
+        // 11 × 5 in blocks of 3: the last column and row of blocks are partial.
+        let mut img = RgbImage::from_pixel(11, 5, image::Rgb([100, 100, 100]));
+        img.put_pixel(10, 4, image::Rgb([255, 255, 255]));
+        img.put_pixel(9, 0, image::Rgb([0, 0, 0]));
+        img.put_pixel(0, 3, image::Rgb([1, 2, 0]));
+        img.put_pixel(1, 3, image::Rgb([255, 20, 20]));
+        let m = ClipMask::of(&img, 4);
+        assert_eq!((m.width, m.height), (4, 2));
+        // Each pixel where a plain walk over the blocks puts it.
+        let mut want = vec![Clip::None; 8];
+        for (x, y, p) in img.enumerate_pixels() {
+            let at = (y / 3) as usize * 4 + (x / 3) as usize;
+            let c = clip(p.0);
+            if c == Clip::Blown || (c == Clip::Crushed && want[at] == Clip::None) {
+                want[at] = c;
+            }
+        }
+        assert_eq!(m.marks, want);
+        assert_eq!(m.marks[7], Clip::Blown);
+        assert_eq!(m.marks[3], Clip::Crushed);
+        assert_eq!(m.marks[4], Clip::Blown, "blown wins over crushed in a block");
     }
 }

@@ -103,50 +103,6 @@ impl ThumbCache {
         let _ = store(&cached, &bytes);
         Ok(thumb)
     }
-
-    /// As [`get_then_store`](Self::get_then_store) for `side`; where that picture had to be
-    /// made, the picture at `smaller` too, shrunk from it, handed to `first` and cached unless
-    /// the cache has it already. Finding where a JPEG's blocks end costs most of any decode at
-    /// any scale (`darkroom bench-decoders`: ⅛ is 71 ms, ⅜ 85 ms on a 24 MP photo), so the
-    /// loupe's picture and the grid's thumbnail come from one decode, not two.
-    pub fn get_with_smaller(
-        &self,
-        path: &Path,
-        side: u32,
-        smaller: u32,
-        mut first: impl FnMut(u32, &Thumbnail),
-    ) -> Result<Thumbnail, LibraryError> {
-        let mut made_here = None;
-        let big = self.get_then_store(path, side, |t| {
-            first(side, t);
-            made_here = Some(t.source);
-        })?;
-        let Some(source) = made_here else {
-            return Ok(big);
-        };
-        let cached = self.key_path(path, smaller)?;
-        if std::fs::metadata(&cached).is_ok() {
-            return Ok(big);
-        }
-        let small = shrink(
-            DynamicImage::ImageRgb8(big.image.clone()),
-            fit(big.image.dimensions(), smaller),
-        );
-        match encode(&small) {
-            Some((bytes, image)) => {
-                first(smaller, &Thumbnail { image, source });
-                let _ = store(&cached, &bytes);
-            }
-            None => first(
-                smaller,
-                &Thumbnail {
-                    image: small,
-                    source,
-                },
-            ),
-        }
-        Ok(big)
-    }
 }
 
 /// The cache's quality: a thumbnail or a 2,048 px loupe picture is looked at, never edited.

@@ -74,9 +74,17 @@ pub fn headless_frame(
             modifiers: egui::Modifiers::NONE,
         })
         .collect();
+    // The window's clock is the wall's, as eframe's is: the loupe's pace is read from it.
+    static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     let input = egui::RawInput {
         screen_rect: Some(egui::Rect::from_min_size(egui::Pos2::ZERO, screen)),
         events,
+        time: Some(
+            STARTED
+                .get_or_init(std::time::Instant::now)
+                .elapsed()
+                .as_secs_f64(),
+        ),
         ..Default::default()
     };
     let mut out = ctx.run_ui(input, |ui| {

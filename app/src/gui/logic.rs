@@ -60,7 +60,7 @@ impl DarkRoom {
         self.flush_imports();
         self.poll_close(ctx);
         self.poll_pictures(ctx);
-        self.plan_pictures();
+        self.plan_pictures(ctx);
         // What the last frame showed is stamped; what it did not may go past the budget.
         self.gallery.keep_small_within(SMALL_PICTURES_BUDGET);
         self.gallery.next_frame();
@@ -365,6 +365,10 @@ impl DarkRoom {
         {
             uploaded += px;
         }
+        // What this frame left waits for the next: ask for it.
+        if uploaded >= UPLOAD_PIXELS || self.gallery.uploading() {
+            ctx.request_repaint();
+        }
     }
 
     /// One picture from the pool into its photo's slot; the pixels it uploads now.
@@ -466,10 +470,10 @@ impl DarkRoom {
     /// (`LOUPE_KEPT` on each side) and, of those, the photo shown and the next their own
     /// pixels; compare keeps its panes'. Run after the keys of a frame too, so the jobs the
     /// frame's views ask for are in the plan before a worker looks.
-    pub(super) fn plan_pictures(&mut self) {
+    pub(super) fn plan_pictures(&mut self, ctx: &egui::Context) {
         use darkroom_index::culling::View;
         let at = self.cull.selected;
-        let now = std::time::Instant::now();
+        let now = Duration::from_secs_f64(ctx.input(|i| i.time).max(0.0));
         let loupe = self.cull.view == View::Loupe;
         let shown = if loupe {
             self.cull.selected_id().map(|id| (id, at))
@@ -501,11 +505,7 @@ impl DarkRoom {
         // While the photo shown waits for its own pixels, the pool makes only what comes
         // before them.
         let awaited = shown.is_some_and(|(id, _)| {
-            plan.full.contains(&id)
-                && self
-                    .gallery
-                    .get(id)
-                    .is_some_and(|p| p.full.ready().is_none())
+            plan.full.contains(&id) && self.gallery.get(id).is_some_and(|p| p.full.waiting())
         });
         let hold_from = awaited.then_some(plan.before_full);
         self.tasks.thumbs.plan(&plan.pictures, hold_from);

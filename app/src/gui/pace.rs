@@ -4,7 +4,7 @@
 //! thumbnails only, far ahead, so every step has a picture at once; a stop asks for the screen
 //! picture, then, after a short dwell, the photo's own pixels.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use darkroom_index::culling::EntryId;
 
@@ -40,8 +40,9 @@ pub const THUMBS_AHEAD_TAPPING: usize = 8;
 pub struct Pace {
     /// The photo shown and its place among the photos shown.
     at: Option<(EntryId, usize)>,
-    /// When it became the one shown.
-    since: Option<Instant>,
+    /// When it became the one shown, on the window's clock (egui's input time: the system's
+    /// in the window, a frame's step in a test harness, so a test's pace is its frames').
+    since: Option<Duration>,
     /// The time between the last two steps of one photo; None after a jump or the first step.
     interval: Option<Duration>,
     /// +1 forward, −1 back.
@@ -63,7 +64,7 @@ pub struct Plan {
 
 impl Pace {
     /// The photo shown is `id`, the `v`th shown, at `now`: a step, a jump or nothing new.
-    pub fn observe(&mut self, shown: Option<(EntryId, usize)>, now: Instant) {
+    pub fn observe(&mut self, shown: Option<(EntryId, usize)>, now: Duration) {
         let Some((id, v)) = shown else {
             *self = Pace::default();
             return;
@@ -74,7 +75,7 @@ impl Pace {
                 let by = v as isize - from as isize;
                 self.direction = if by < 0 { -1 } else { 1 };
                 self.interval = (by.abs() == 1)
-                    .then(|| self.since.map(|t| now.saturating_duration_since(t)))
+                    .then(|| self.since.map(|t| now.saturating_sub(t)))
                     .flatten();
             }
             None => {
@@ -92,9 +93,8 @@ impl Pace {
     }
 
     /// How long the photo shown has been it.
-    pub fn shown_for(&self, now: Instant) -> Duration {
-        self.since
-            .map_or(Duration::ZERO, |t| now.saturating_duration_since(t))
+    pub fn shown_for(&self, now: Duration) -> Duration {
+        self.since.map_or(Duration::ZERO, |t| now.saturating_sub(t))
     }
 
     /// How long the photo shown waits before its own pixels are asked for. At a pace that
@@ -112,7 +112,7 @@ impl Pace {
     }
 
     /// Stepping faster than screen pictures are made, and not stopped yet.
-    pub fn skimming(&self, now: Instant) -> bool {
+    pub fn skimming(&self, now: Duration) -> bool {
         self.interval.is_some_and(|i| i < SKIM_BELOW) && self.shown_for(now) < SKIM_BELOW
     }
 
@@ -126,7 +126,7 @@ impl Pace {
     /// `lead` photos ahead, where a thumbnail is done in time, then fills in the nearer ones.
     pub fn plan(
         &self,
-        now: Instant,
+        now: Duration,
         zoomed: bool,
         costs: Costs,
         around: impl Fn(isize) -> Option<EntryId>,
@@ -152,6 +152,8 @@ impl Pace {
             pictures.extend((1..lead).rev().filter_map(thumb));
             pictures.push((shown, Want::Side(THUMB_SIDE)));
             pictures.push((shown, Want::Facts));
+            // Zoomed, its own pixels are asked for while skimming too: nothing waits for them.
+            plan.before_full = pictures.len();
         } else {
             pictures.push((shown, Want::Side(THUMB_SIDE)));
             pictures.push((shown, Want::Side(LOUPE_SIDE)));
@@ -179,7 +181,7 @@ impl Pace {
         plan.revisit_in = if skimming {
             Some(SKIM_BELOW.saturating_sub(shown_for))
         } else if !zoomed && shown_for < dwell {
-            Some(dwell - shown_for)
+            Some(dwell.saturating_sub(shown_for))
         } else {
             None
         };
@@ -219,7 +221,7 @@ mod tests {
     #[test]
     fn skimming_asks_for_thumbnails_ahead_and_a_stop_for_the_screen_picture_then_the_full() {
         let ids = photos(40);
-        let t0 = Instant::now();
+        let t0 = Duration::from_secs(100);
         let mut pace = Pace::default();
         pace.observe(Some((ids[10], 10)), t0);
         // Key repeat, backwards: 50 ms a step.
@@ -263,7 +265,7 @@ mod tests {
         assert!(plan.full.is_empty());
         assert_eq!(
             plan.revisit_in,
-            Some(SKIM_BELOW - Duration::from_millis(10))
+            Some(SKIM_BELOW.saturating_sub(Duration::from_millis(10)))
         );
         // Stopped: the screen picture first after the thumbnail, the next one's, then the full.
         let stopped = t0 + Duration::from_millis(150) + SKIM_BELOW;
@@ -288,7 +290,7 @@ mod tests {
     #[test]
     fn tapping_prefetches_the_next_screen_picture_and_waits_a_dwell_for_the_full() {
         let ids = photos(5);
-        let t0 = Instant::now();
+        let t0 = Duration::from_secs(100);
         let mut pace = Pace::default();
         pace.observe(Some((ids[0], 0)), t0);
         pace.observe(Some((ids[1], 1)), t0 + Duration::from_millis(250));
@@ -301,7 +303,10 @@ mod tests {
         // Tapping at 4 a second is faster than a dwell and a full decode (250 ms): its own
         // pixels once the person stays longer than their pace.
         let dwell = Duration::from_micros(312_500);
-        assert_eq!(plan.revisit_in, Some(dwell - Duration::from_millis(10)));
+        assert_eq!(
+            plan.revisit_in,
+            Some(dwell.saturating_sub(Duration::from_millis(10)))
+        );
         let at = |t: Duration| {
             pace.plan(
                 t0 + Duration::from_millis(250) + t,
@@ -310,7 +315,11 @@ mod tests {
                 around(&ids, 1),
             )
         };
-        assert!(at(dwell - Duration::from_millis(1)).full.is_empty());
+        assert!(
+            at(dwell.saturating_sub(Duration::from_millis(1)))
+                .full
+                .is_empty()
+        );
         assert_eq!(at(dwell).full, vec![ids[1]]);
         // At 2 a second a photo's own pixels come within the step: after the short dwell.
         let mut slower = Pace::default();
@@ -342,7 +351,7 @@ mod tests {
     #[test]
     fn a_jump_is_not_a_step() {
         let ids = photos(30);
-        let t0 = Instant::now();
+        let t0 = Duration::from_secs(100);
         let mut pace = Pace::default();
         pace.observe(Some((ids[0], 0)), t0);
         pace.observe(Some((ids[1], 1)), t0 + Duration::from_millis(40));

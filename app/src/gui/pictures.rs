@@ -147,6 +147,11 @@ impl Gallery {
         self.uploads.push_back(upload);
     }
 
+    /// Whether a photo's own pixels are still going up.
+    pub fn uploading(&self) -> bool {
+        !self.uploads.is_empty()
+    }
+
     /// Upload the next tile waiting (`tiles` its texture options, `clipping` the mask's);
     /// the photo's slot is ready once its last tile is up. The pixels uploaded; None when
     /// nothing waits. A photo let go while its tiles went up is dropped.
@@ -166,14 +171,12 @@ impl Gallery {
             let name = |what: &str| format!("photo-{}-{}-{what}", id.generation(), id.index());
             if let Some((at, pixels)) = up.waiting.pop() {
                 let px = pixels.size[0] * pixels.size[1];
-                let k = up.uploaded.len() + up.waiting.len();
+                let k = up.waiting.len();
                 let texture = ctx.load_texture(name(&format!("full-{k}")), pixels, tiles);
                 up.uploaded.push((at, texture));
                 return Some(px);
             }
-            let Some(up) = self.uploads.pop_front() else {
-                return None;
-            };
+            let up = self.uploads.pop_front()?;
             let px = up.clipping.size[0] * up.clipping.size[1];
             let mask = ctx.load_texture(name("clipping"), up.clipping, clipping);
             if let Some(p) = self.get_mut(id) {

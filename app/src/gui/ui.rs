@@ -30,7 +30,7 @@ impl DarkRoom {
             }
         }
         // Where the keys took the loupe decides what its pictures are made in.
-        self.plan_pictures();
+        self.plan_pictures(&ctx);
         let status = self.backend_status();
         let mut intents = std::mem::take(&mut self.intents);
         let mut state = std::mem::take(&mut self.ui_state);

@@ -14,10 +14,11 @@ pub fn lower() {
 /// behind a decode. Best effort; elsewhere nothing.
 pub fn lower_this_thread() {
     #[cfg(target_os = "linux")]
-    // SAFETY: gettid has no preconditions; setpriority on our own thread with a positive
-    // (nicer) value has no memory effects.
+    // SAFETY: the gettid system call has no arguments and no preconditions (called through
+    // syscall: glibc before 2.30 has no wrapper); setpriority on our own thread with a
+    // positive (nicer) value has no memory effects.
     unsafe {
-        let tid = libc::gettid();
+        let tid = libc::syscall(libc::SYS_gettid);
         libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
     }
 }

@@ -31,10 +31,7 @@ pub fn photo_ui(
 ) -> Drawn {
     let pane = ui.available_rect_before_wrap();
     let response = ui.allocate_rect(pane, Sense::click_and_drag());
-    let mut drew = None;
-    let placed = draw(
-        ui, &response, pane, pictures, zoom, overlays, intents, &mut drew,
-    );
+    let (placed, drew) = draw(ui, &response, pane, pictures, zoom, overlays, intents);
     Drawn {
         placed,
         drew,
@@ -50,8 +47,8 @@ fn draw(
     zoom: &Zoom,
     overlays: Overlays,
     intents: &mut Vec<Intent>,
-    drew: &mut Option<Drew>,
-) -> Option<Placed> {
+) -> (Option<Placed>, Option<Drew>) {
+    let mut drew = None;
     // Stepping faster than pictures are made, the best already here is shown: the grid
     // thumbnail at once, the screen-sized picture when it comes, the photo's own pixels last.
     let mut from_thumbnail = false;
@@ -62,7 +59,7 @@ fn draw(
                 pane,
                 egui::Label::new(egui::RichText::new(err).color(theme::ERROR_TEXT)),
             );
-            return None;
+            return (None, None);
         }
         _ => {
             from_thumbnail = pictures.thumb.ready().is_some();
@@ -73,7 +70,7 @@ fn draw(
     // The photo's size in its own pixels; until they are here, the preview's stands in.
     let Some(photo_px) = full.map(|f| f.size).or(preview.map(|t| t.size_vec2())) else {
         ui.put(pane, egui::Spinner::new());
-        return None;
+        return (None, None);
     };
     let ppp = ui.ctx().pixels_per_point();
     let photo = zoom::place(zoom, pane, photo_px, ppp);
@@ -90,11 +87,11 @@ fn draw(
                     painter.image(tex.id(), r, UV, Color32::WHITE);
                 }
             }
-            *drew = Some(Drew::Full);
+            drew = Some(Drew::Full);
         }
         (_, Some(tex)) => {
             painter.image(tex.id(), photo, UV, Color32::WHITE);
-            *drew = Some(if from_thumbnail {
+            drew = Some(if from_thumbnail {
                 Drew::Thumbnail
             } else {
                 Drew::Screen
@@ -149,7 +146,7 @@ fn draw(
     if !zoom.is_fit() {
         navigator_ui(ui, &placed, preview.or(pictures.thumb.ready()), intents);
     }
-    Some(placed)
+    (Some(placed), drew)
 }
 
 /// "100 %", with what the loupe is still waiting for or could not get.

@@ -87,15 +87,23 @@ fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Result<Made, 
     let (w, h) = img.dimensions();
     let rects = darkroom_library::geometry::tiles(w, h, FULL_TILE);
     let (histogram, mask, tiles) = std::thread::scope(|s| {
-        let histogram = s.spawn(|| Histogram::of(img));
-        let mask = s.spawn(|| ClipMask::of(img, CLIPPING_SIDE));
+        // A thread that cannot be started leaves its part to this one.
+        let histogram = std::thread::Builder::new().spawn_scoped(s, || Histogram::of(img));
+        let mask = std::thread::Builder::new().spawn_scoped(s, || ClipMask::of(img, CLIPPING_SIDE));
         let tiles: Vec<_> = rects.iter().map(|&r| tile_of(img, r)).collect();
-        let failed = |_| "the photo's histogram could not be made".to_owned();
-        Ok::<_, String>((
-            histogram.join().map_err(failed)?,
-            mask.join().map_err(failed)?,
-            tiles,
-        ))
+        let histogram = match histogram {
+            Ok(h) => h
+                .join()
+                .map_err(|_| "the photo's histogram could not be made")?,
+            Err(_) => Histogram::of(img),
+        };
+        let mask = match mask {
+            Ok(m) => m
+                .join()
+                .map_err(|_| "the photo's clipping could not be read")?,
+            Err(_) => ClipMask::of(img, CLIPPING_SIDE),
+        };
+        Ok::<_, String>((histogram, mask, tiles))
     })?;
     let clipping = egui::ColorImage::new(
         [mask.width as usize, mask.height as usize],
@@ -176,12 +184,18 @@ impl PictureQueue {
         }
     }
 
-    /// Queue `job`; false when the queue is full (or the pool is gone).
+    /// Queue `job`; false when the queue is full (or the pool is gone). A job the plan names
+    /// is queued past the limit: grid thumbnails waiting from before must not keep out the
+    /// loupe's photo (each photo asks once for each picture, so the folder bounds it).
     pub fn try_send(&self, job: ThumbJob) -> bool {
         let Ok(mut q) = self.jobs.lock() else {
             return false;
         };
-        if q.closed || q.jobs.len() >= PICTURE_QUEUE {
+        let planned = q
+            .plan
+            .iter()
+            .any(|&(id, want)| id == job.id && want == job.want);
+        if q.closed || (q.jobs.len() >= PICTURE_QUEUE && !planned) {
             return false;
         }
         q.jobs.push_back(job);
@@ -439,30 +453,6 @@ fn thumb_worker(
             continue;
         }
         let result = match job.want {
-            Want::Side(LOUPE_SIDE) => {
-                // The grid thumbnail from the same decode, where it had to be made: sent as
-                // the answer to a thumbnail job, which finds it cached if it comes after.
-                let (mut alive, mut sent) = (true, false);
-                let made = cache.get_with_smaller(&job.path, LOUPE_SIDE, THUMB_SIDE, |side, t| {
-                    let image = super::pixels_of(&t.image);
-                    let done = ThumbDone {
-                        id: job.id,
-                        want: Want::Side(side),
-                        result: Ok(Made::Picture { side, image }),
-                    };
-                    sent |= side == LOUPE_SIDE;
-                    alive &= out.send(done);
-                });
-                match made {
-                    _ if !alive => return,
-                    Ok(_) if sent => continue,
-                    Ok(t) => Ok(Made::Picture {
-                        side: LOUPE_SIDE,
-                        image: super::pixels_of(&t.image),
-                    }),
-                    Err(e) => Err(e.to_string()),
-                }
-            }
             Want::Side(side) => {
                 // A picture just made goes to the window before the cache's encode.
                 let mut sent = false;
@@ -470,9 +460,11 @@ fn thumb_worker(
                 let made = cache.get_then_store(&job.path, side, |t| {
                     let image = super::pixels_of(&t.image);
                     sent = answer(out, &job, Ok(Made::Picture { side, image }));
-                    note_cost(cost, started.elapsed());
+                    if side == THUMB_SIDE {
+                        note_cost(cost, started.elapsed());
+                    }
                 });
-                if made.as_ref().is_ok_and(|t| t.source == Source::Cache) {
+                if side == THUMB_SIDE && made.as_ref().is_ok_and(|t| t.source == Source::Cache) {
                     note_cost(cost, started.elapsed());
                 }
                 if sent {
@@ -555,5 +547,85 @@ fn full_worker(
         if !answer(out, &job, result) {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use darkroom_index::culling::Culling;
+
+    fn ids(n: usize) -> Vec<EntryId> {
+        let mut cull = Culling::default();
+        cull.open("/shoot".into());
+        (0..n)
+            .map(|i| {
+                cull.push(darkroom_library::Item {
+                    primary: format!("/shoot/{i}.jpg").into(),
+                    twin: None,
+                    kind: darkroom_library::ItemKind::Raster,
+                })
+            })
+            .collect()
+    }
+
+    fn job(id: EntryId, want: Want) -> ThumbJob {
+        ThumbJob {
+            id,
+            path: PathBuf::new(),
+            photo: PathBuf::new(),
+            want,
+        }
+    }
+
+    fn taken(q: &mut QueueState) -> Vec<(bool, EntryId, Want)> {
+        std::iter::from_fn(|| q.take_best())
+            .map(|t| match t {
+                Turn::Make(j) => (true, j.id, j.want),
+                Turn::Skip(j) => (false, j.id, j.want),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jobs_go_in_the_plans_order_the_rest_as_asked_and_dropped_loupe_pictures_at_once() {
+        let p = ids(5);
+        let (thumb, loupe) = (Want::Side(THUMB_SIDE), Want::Side(LOUPE_SIDE));
+        let mut q = QueueState::default();
+        for j in [
+            job(p[0], thumb),
+            job(p[1], loupe),
+            job(p[2], thumb),
+            job(p[3], loupe),
+            job(p[4], thumb),
+        ] {
+            q.jobs.push_back(j);
+        }
+        q.plan = vec![(p[2], thumb), (p[1], loupe)];
+        assert_eq!(
+            taken(&mut q),
+            [
+                (false, p[3], loupe),
+                (true, p[2], thumb),
+                (true, p[1], loupe),
+                (true, p[0], thumb),
+                (true, p[4], thumb),
+            ]
+        );
+    }
+
+    #[test]
+    fn while_a_photos_own_pixels_are_made_only_what_comes_before_them_is_taken() {
+        let p = ids(3);
+        let thumb = Want::Side(THUMB_SIDE);
+        let mut q = QueueState::default();
+        for id in &p {
+            q.jobs.push_back(job(*id, thumb));
+        }
+        q.plan = vec![(p[1], Want::Facts), (p[2], thumb), (p[1], thumb)];
+        q.hold_from = Some(2);
+        assert_eq!(taken(&mut q), [(true, p[2], thumb)]);
+        q.hold_from = None;
+        assert_eq!(taken(&mut q), [(true, p[1], thumb), (true, p[0], thumb)]);
     }
 }
