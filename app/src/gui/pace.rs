@@ -16,7 +16,7 @@ use crate::gui::workers::Want;
 pub const SKIM_BELOW: Duration = Duration::from_millis(180);
 /// How long a photo is looked at, not skimming, before its own pixels are decoded, at a pace
 /// that stays on each photo long enough for them to come (see [`Pace::full_dwell`]).
-pub const FULL_DWELL: Duration = Duration::from_millis(50);
+pub const FULL_DWELL: Duration = Duration::from_millis(40);
 /// A pace this slow looks at every photo: its own pixels are asked for at once.
 pub const LOOKING: Duration = Duration::from_millis(700);
 
@@ -34,6 +34,9 @@ pub const THUMBS_AHEAD: usize = 24;
 /// … and while tapping, where the screen pictures of the next photos come first and each
 /// thumbnail begun holds a core the next screen picture may want.
 pub const THUMBS_AHEAD_TAPPING: usize = 8;
+/// Of those, made even while the photo's own pixels are: the first steps of a walk that
+/// starts after a long look must not wait for a full decode.
+pub const THUMBS_BEFORE_FULL: usize = 2;
 
 /// Where the person is and how they got there.
 #[derive(Default)]
@@ -162,8 +165,13 @@ impl Pace {
                 pictures.push((next, Want::Side(LOUPE_SIDE)));
                 pictures.push((next, Want::Facts));
             }
+            // The next two thumbnails too: a stop that turns into a walk again (a long look,
+            // then a burst) has them at once.
+            pictures.extend((1..=THUMBS_BEFORE_FULL as isize).filter_map(thumb));
             plan.before_full = pictures.len();
-            pictures.extend((1..=THUMBS_AHEAD_TAPPING as isize).filter_map(thumb));
+            pictures.extend(
+                (THUMBS_BEFORE_FULL as isize + 1..=THUMBS_AHEAD_TAPPING as isize).filter_map(thumb),
+            );
         }
         plan.pictures = pictures;
         let pictures = &mut plan.pictures;

@@ -169,15 +169,20 @@ impl Gallery {
             }
             let up = self.uploads.front_mut()?;
             let name = |what: &str| format!("photo-{}-{}-{what}", id.generation(), id.index());
+            let mut px = 0;
             if let Some((at, pixels)) = up.waiting.pop() {
-                let px = pixels.size[0] * pixels.size[1];
+                px = pixels.size[0] * pixels.size[1];
                 let k = up.waiting.len();
                 let texture = ctx.load_texture(name(&format!("full-{k}")), pixels, tiles);
                 up.uploaded.push((at, texture));
-                return Some(px);
+                if !up.waiting.is_empty() {
+                    return Some(px);
+                }
             }
+            // With the last tile, the clipping mask (at most 2,048 px long): the photo is
+            // ready in this frame, not the next.
             let up = self.uploads.pop_front()?;
-            let px = up.clipping.size[0] * up.clipping.size[1];
+            px += up.clipping.size[0] * up.clipping.size[1];
             let mask = ctx.load_texture(name("clipping"), up.clipping, clipping);
             if let Some(p) = self.get_mut(id) {
                 p.full = Slot::Ready(FullTiles {

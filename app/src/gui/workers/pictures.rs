@@ -399,6 +399,8 @@ pub fn thumb_pool(
         let spawned = std::thread::Builder::new()
             .name("darkroom-full".to_owned())
             .spawn(move || {
+                // Below the window's thread, as the picture workers (at the window's own
+                // priority it took the cores from the next photos' pictures: measured).
                 darkroom_engine::lower_this_thread();
                 full_worker(
                     &full_rx,
