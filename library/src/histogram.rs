@@ -192,6 +192,10 @@ mod tests {
         assert_eq!(m.marks, want);
         assert_eq!(m.marks[7], Clip::Blown);
         assert_eq!(m.marks[3], Clip::Crushed);
-        assert_eq!(m.marks[4], Clip::Blown, "blown wins over crushed in a block");
+        assert_eq!(
+            m.marks[4],
+            Clip::Blown,
+            "blown wins over crushed in a block"
+        );
     }
 }
