@@ -193,9 +193,19 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
 
 pub(crate) fn build(setup: Setup) -> Harness<'static, DarkRoom> {
     // Workers wake a context of their own; the harness steps frames itself.
+    build_sized(setup, [1000.0, 640.0], 0.25)
+}
+
+/// As [`build`], the window `size` points, its clock moving `step_dt` seconds a frame.
+pub(crate) fn build_sized(
+    setup: Setup,
+    size: [f32; 2],
+    step_dt: f32,
+) -> Harness<'static, DarkRoom> {
     let app = DarkRoom::new(&egui::Context::default(), setup);
     Harness::builder()
-        .with_size([1000.0, 640.0])
+        .with_size(size)
+        .with_step_dt(step_dt)
         .wgpu()
         .build_ui_state(
             |ui, app: &mut DarkRoom| {

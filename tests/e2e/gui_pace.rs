@@ -454,18 +454,7 @@ fn twenty_steps_in_twenty_frames_each_draw_the_photo_of_their_step() {
     );
     // A window whose grid shows every photo: the grid asks for all 24 thumbnails. Its clock
     // moves a display's frame a step (the window's pace is read from it).
-    let app = DarkRoom::new(&egui::Context::default(), setup);
-    let mut h = Harness::builder()
-        .with_size([1500.0, 1100.0])
-        .with_step_dt(1.0 / 60.0)
-        .wgpu()
-        .build_ui_state(
-            |ui, app: &mut DarkRoom| {
-                app.logic(ui.ctx());
-                app.ui(ui);
-            },
-            app,
-        );
+    let mut h = crate::gui::build_sized(setup, [1500.0, 1100.0], 1.0 / 60.0);
     settle(&mut h);
     let thumbs = h
         .state()

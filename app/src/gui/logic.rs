@@ -24,7 +24,8 @@ use darkroom_index::culling::{DecisionAck, EntryId};
 const SCAN_EVENTS: usize = 2048;
 const CATALOG_REPORTS: usize = 4096;
 /// Pixels a frame uploads at most, about: two tiles of a photo's own pixels (a 24 MP photo's
-/// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures.
+/// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures (those may go
+/// past it by one picture; a tile goes up only if it fits).
 const UPLOAD_PIXELS: usize = 8 << 20;
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
 const LOUPE_KEPT: usize = 1;
@@ -358,11 +359,18 @@ impl DarkRoom {
             };
             uploaded += self.take_picture(ctx, done);
         }
-        while uploaded < UPLOAD_PIXELS
-            && let Some(px) = self
+        // A tile goes up if it fits what is left of the frame's pixels (the first always).
+        loop {
+            let room = match uploaded {
+                0 => usize::MAX,
+                _ => UPLOAD_PIXELS.saturating_sub(uploaded),
+            };
+            let Some(px) = self
                 .gallery
-                .upload_full_tile(ctx, FULL_PIXELS, CLIPPING_PIXELS)
-        {
+                .upload_full_tile(ctx, FULL_PIXELS, CLIPPING_PIXELS, room)
+            else {
+                break;
+            };
             uploaded += px;
         }
         // What this frame left waits for the next: ask for it.

@@ -61,7 +61,8 @@ pub struct Plan {
     /// draws a frame then.
     pub revisit_in: Option<Duration>,
     /// How many of `pictures`' first entries come before the photo's own pixels: while those
-    /// are being made, the rest waits, so a stop's full decode has the cores to itself.
+    /// are being made, the rest waits, so a stop's full decode shares the cores only with the
+    /// photo's and the next one's screen pictures and two thumbnails.
     pub before_full: usize,
 }
 
@@ -200,7 +201,6 @@ impl Pace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use darkroom_index::culling::Culling;
 
     /// The costs on this 2-core machine's 24 MP JPEGs.
     const COST: Costs = Costs {
@@ -209,17 +209,8 @@ mod tests {
     };
 
     fn photos(n: usize) -> Vec<EntryId> {
-        let mut cull = Culling::default();
-        cull.open("/shoot".into());
-        (0..n)
-            .map(|i| {
-                cull.push(darkroom_library::Item {
-                    primary: format!("/shoot/{i}.jpg").into(),
-                    twin: None,
-                    kind: darkroom_library::ItemKind::Raster,
-                })
-            })
-            .collect()
+        let cull = darkroom_index::culling::fixtures::folder(n);
+        (0..n).map(|i| cull.id(i)).collect()
     }
 
     fn around(ids: &[EntryId], at: usize) -> impl Fn(isize) -> Option<EntryId> + '_ {

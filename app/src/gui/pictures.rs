@@ -152,14 +152,15 @@ impl Gallery {
         !self.uploads.is_empty()
     }
 
-    /// Upload the next tile waiting (`tiles` its texture options, `clipping` the mask's);
-    /// the photo's slot is ready once its last tile is up. The pixels uploaded; None when
-    /// nothing waits. A photo let go while its tiles went up is dropped.
+    /// Upload the next tile waiting if it has at most `room` pixels (`tiles` its texture
+    /// options, `clipping` the mask's); the photo's slot is ready once its last tile is up.
+    /// The pixels uploaded; None when nothing waits or the next tile does not fit.
     pub fn upload_full_tile(
         &mut self,
         ctx: &egui::Context,
         tiles: egui::TextureOptions,
         clipping: egui::TextureOptions,
+        room: usize,
     ) -> Option<usize> {
         loop {
             let id = self.uploads.front()?.id;
@@ -170,6 +171,13 @@ impl Gallery {
             let up = self.uploads.front_mut()?;
             let name = |what: &str| format!("photo-{}-{}-{what}", id.generation(), id.index());
             let mut px = 0;
+            if up
+                .waiting
+                .last()
+                .is_some_and(|(_, p)| p.size[0] * p.size[1] > room)
+            {
+                return None;
+            }
             if let Some((at, pixels)) = up.waiting.pop() {
                 px = pixels.size[0] * pixels.size[1];
                 let k = up.waiting.len();
@@ -229,9 +237,21 @@ impl Gallery {
     }
 
     /// Let go of every full-resolution photo but those of `keep` (a 24 MP photo's tiles are
-    /// 96 MB); as with the loupe pictures, one on its way is left to arrive.
+    /// 96 MB); as with the loupe pictures, one being made is left to arrive, but one whose
+    /// tiles are going up stops going up (asked for again if a view wants it).
     pub fn keep_full(&mut self, keep: &[EntryId]) {
         self.keep_only(keep, |p| &mut p.full);
+        let (slots, generation) = (&mut self.slots, self.generation);
+        self.uploads.retain(|up| {
+            let kept = keep.contains(&up.id);
+            if !kept
+                && up.id.generation() == generation
+                && let Some(p) = slots.get_mut(up.id.index())
+            {
+                p.full = Slot::None;
+            }
+            kept
+        });
     }
 
     /// Let go of one slot of every photo not in `keep`.

@@ -173,7 +173,9 @@ enum Turn {
     Skip(ThumbJob),
 }
 
-/// At most this many picture jobs wait: the window asks again next frame for what did not fit.
+/// At most this many picture jobs the plan does not name wait: the window asks again next
+/// frame for what did not fit. Jobs it names always get in (each photo asks once for each of
+/// its pictures, so the folder bounds them).
 const PICTURE_QUEUE: usize = 256;
 
 impl PictureQueue {
@@ -555,20 +557,10 @@ fn full_worker(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use darkroom_index::culling::Culling;
 
     fn ids(n: usize) -> Vec<EntryId> {
-        let mut cull = Culling::default();
-        cull.open("/shoot".into());
-        (0..n)
-            .map(|i| {
-                cull.push(darkroom_library::Item {
-                    primary: format!("/shoot/{i}.jpg").into(),
-                    twin: None,
-                    kind: darkroom_library::ItemKind::Raster,
-                })
-            })
-            .collect()
+        let cull = darkroom_index::culling::fixtures::folder(n);
+        (0..n).map(|i| cull.id(i)).collect()
     }
 
     fn job(id: EntryId, want: Want) -> ThumbJob {
