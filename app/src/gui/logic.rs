@@ -350,14 +350,14 @@ impl DarkRoom {
         // tiles a frame, and pictures that came together wait their turn.
         let mut uploaded = 0;
         while uploaded < UPLOAD_PIXELS {
-            let drained = self.tasks.thumbs.done.drain(1);
-            if drained.ended {
-                self.notices.push(self.tasks.thumbs.done.died());
+            match self.tasks.thumbs.done.answer() {
+                None => break,
+                Some(Ok(done)) => uploaded += self.take_picture(ctx, done),
+                Some(Err(died)) => {
+                    self.notices.push(died);
+                    break;
+                }
             }
-            let Some(done) = drained.items.into_iter().next() else {
-                break;
-            };
-            uploaded += self.take_picture(ctx, done);
         }
         // A tile goes up if it fits what is left of the frame's pixels (the first always).
         loop {
@@ -387,8 +387,7 @@ impl DarkRoom {
                 // Asked for by a folder no longer open.
                 return 0;
             };
-            let name =
-                |what: &str| format!("photo-{}-{}-{what}", done.id.generation(), done.id.index());
+            let name = |what: &str| super::pictures::texture_name(done.id, what);
             let picture = match done.result {
                 Ok(Made::Full(made)) => {
                     let FullMade {
@@ -418,20 +417,15 @@ impl DarkRoom {
                     return 0;
                 }
                 Ok(Made::Skipped) => {
-                    // Asked for again if a view still wants it.
-                    match done.want {
-                        Want::Full => {
-                            pictures.full = Full::None;
-                            if matches!(pictures.faces, Faces::Requested) {
-                                pictures.faces = Faces::None;
-                            }
+                    // Asked for again if a view still wants it (only a full resolution and
+                    // a loupe picture are ever skipped).
+                    if done.want == Want::Full {
+                        pictures.full = Full::None;
+                        if matches!(pictures.faces, Faces::Requested) {
+                            pictures.faces = Faces::None;
                         }
-                        Want::Side(LOUPE_SIDE) => pictures.loupe = Picture::None,
-                        Want::Side(_) if pictures.thumb.waiting() => pictures.thumb = Picture::None,
-                        Want::Facts if pictures.facts.waiting() => {
-                            pictures.facts = super::pictures::Slot::None;
-                        }
-                        _ => {}
+                    } else {
+                        pictures.loupe = Picture::None;
                     }
                     return 0;
                 }

@@ -17,6 +17,11 @@ pub enum Drew {
     Full,
 }
 
+/// A photo's texture's name (egui's debugging names it so): `what` of photo `id`.
+pub fn texture_name(id: EntryId, what: &str) -> String {
+    format!("photo-{}-{}-{what}", id.generation(), id.index())
+}
+
 /// What a photo's slot holds: nothing yet, asked for, here, or why it could not be made.
 #[derive(Default)]
 pub enum Slot<T> {
@@ -169,7 +174,7 @@ impl Gallery {
                 continue;
             }
             let up = self.uploads.front_mut()?;
-            let name = |what: &str| format!("photo-{}-{}-{what}", id.generation(), id.index());
+            let name = |what: &str| texture_name(id, what);
             let mut px = 0;
             if up
                 .waiting

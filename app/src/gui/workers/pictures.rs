@@ -218,11 +218,12 @@ impl PictureQueue {
         }
         q.plan.clear();
         q.plan.extend_from_slice(plan);
-        let released = q.hold_from.is_some() && hold_from.is_none_or(|h| Some(h) > q.hold_from);
+        // Without a hold a worker waits only on an empty queue; with one (before or now), a
+        // job held may have become one to take.
+        let held = q.hold_from.is_some() || hold_from.is_some();
         q.hold_from = hold_from;
         drop(q);
-        // A worker waiting on held jobs, or on jobs the plan now ranks first, looks again.
-        if released || hold_from.is_some() {
+        if held {
             self.ready.notify_all();
         }
     }
