@@ -99,8 +99,20 @@ pub fn decode_bytes(
     orientation: Option<Orientation>,
     budget: &Budget,
 ) -> Result<DynamicImage, LibraryError> {
+    decode_bytes_in_bands(bytes, path, orientation, budget, 1)
+}
+
+/// As [`decode_bytes`], a JPEG's rows decoded in `bands` bands at once
+/// ([`crate::jpeg::decode_full_in_bands`]): for a photo someone is waiting for.
+pub fn decode_bytes_in_bands(
+    bytes: &[u8],
+    path: &Path,
+    orientation: Option<Orientation>,
+    budget: &Budget,
+    bands: usize,
+) -> Result<DynamicImage, LibraryError> {
     // A JPEG at full scale through libjpeg-turbo; what it declines, the general decoder has.
-    if let Some(full) = crate::jpeg::decode(bytes, budget, |w, h| (w, h)) {
+    if let Some(full) = crate::jpeg::decode_full_in_bands(bytes, budget, bands) {
         let mut img = full.image;
         img.apply_orientation(
             orientation

@@ -10,6 +10,8 @@
 //! never lost to the fast path.
 
 use image::{DynamicImage, GrayImage, RgbImage};
+use std::sync::Mutex;
+
 use turbojpeg::{Colorspace, Compressor, Decompressor, Image, PixelFormat, ScalingFactor, Subsamp};
 
 use crate::budget::Budget;
@@ -84,6 +86,167 @@ pub fn decode(
     })
 }
 
+/// What skipping a row costs, as a fraction of decoding it: the rows above a band are
+/// entropy-decoded only. Measured by `darkroom bench-decoders` (docs/PERFORMANCE.md); it sizes
+/// the bands so that they end together.
+pub const SKIP_COST: f64 = 0.3;
+
+/// Bands are this many rows apart at least, and start on a multiple of it: the tallest iMCU
+/// row (4:2:0), so a band's top is never inside one.
+const BAND_ROWS: u32 = 16;
+
+/// `bytes` at full scale, its rows decoded in `bands` bands at once, each on a thread (and
+/// libjpeg-turbo decompressor) of its own: what the person waits for after stopping on a
+/// photo takes about half the time on two cores. A progressive or lossless file, or one too
+/// short to split, is decoded whole as by [`decode`]; so is a band whose thread cannot start.
+/// None where libjpeg-turbo declines any band or warns about it, as [`decode`].
+pub fn decode_full_in_bands(bytes: &[u8], budget: &Budget, bands: usize) -> Option<Scaled> {
+    let whole = || decode(bytes, budget, |w, h| (w, h));
+    let mut d = Decompressor::new().ok()?;
+    let header = d.read_header(bytes).ok()?;
+    let (w, h) = (
+        u32::try_from(header.width).ok()?,
+        u32::try_from(header.height).ok()?,
+    );
+    let starts = band_starts(h, bands, SKIP_COST);
+    if header.is_progressive || header.is_lossless || starts.len() < 2 {
+        return whole();
+    }
+    if !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
+        return None;
+    }
+    let channels = match header.colorspace {
+        Colorspace::Gray => 1,
+        Colorspace::YCbCr | Colorspace::RGB => 3,
+        Colorspace::CMYK | Colorspace::YCCK => return None,
+    };
+    let row = header.width.checked_mul(channels)?;
+    let mut pixels = vec![0u8; row.checked_mul(header.height)?];
+    let mut parts = Vec::with_capacity(starts.len());
+    let mut rest = &mut pixels[..];
+    for (k, &top) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(h);
+        let (band, after) = rest.split_at_mut(row * (end - top) as usize);
+        parts.push((top, band));
+        rest = after;
+    }
+    // Each band in a slot its thread takes it from, so that a band whose thread cannot start
+    // is still here for this one to decode.
+    let slots: Vec<Band<'_>> = parts.into_iter().map(|p| Mutex::new(Some(p))).collect();
+    let limit = budget.max_scans;
+    let decode_slot = |slot: &Band<'_>| {
+        let taken = slot.lock().ok().and_then(|mut s| s.take());
+        taken.is_some_and(|(top, band)| {
+            crate::sys::decode_rows(bytes, top, channels, limit, band).is_ok()
+        })
+    };
+    let decoded = std::thread::scope(|s| {
+        let running: Vec<_> = slots
+            .iter()
+            .skip(1)
+            .map(|slot| {
+                std::thread::Builder::new()
+                    .name("darkroom-jpeg-band".into())
+                    .spawn_scoped(s, || decode_slot(slot))
+                    .ok()
+            })
+            .collect();
+        let mut ok = slots.first().is_some_and(decode_slot);
+        for (thread, slot) in running.into_iter().zip(slots.iter().skip(1)) {
+            ok &= match thread {
+                Some(t) => t.join().unwrap_or(false),
+                None => decode_slot(slot),
+            };
+        }
+        ok
+    });
+    drop(slots);
+    if !decoded || budget.over() {
+        return None;
+    }
+    let image = if channels == 1 {
+        DynamicImage::ImageLuma8(GrayImage::from_raw(w, h, pixels)?)
+    } else {
+        DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels)?)
+    };
+    Some(Scaled {
+        image,
+        full_size: (w, h),
+    })
+}
+
+/// The stored size (width, height) from the header alone.
+pub fn stored_size(bytes: &[u8]) -> Option<(u32, u32)> {
+    let header = Decompressor::new().ok()?.read_header(bytes).ok()?;
+    Some((
+        u32::try_from(header.width).ok()?,
+        u32::try_from(header.height).ok()?,
+    ))
+}
+
+/// Rows `rows` of `bytes` at full scale, the whole width (RGB, or grey for a grey JPEG): the
+/// rows above are only entropy-decoded, those below not read. None where libjpeg-turbo declines
+/// or warns, the rows are not inside the photo, or the band is over the pixel budget.
+pub fn decode_band(
+    bytes: &[u8],
+    budget: &Budget,
+    rows: std::ops::Range<u32>,
+) -> Option<DynamicImage> {
+    let mut d = Decompressor::new().ok()?;
+    let header = d.read_header(bytes).ok()?;
+    let w = u32::try_from(header.width).ok()?;
+    let h = rows.end.checked_sub(rows.start).filter(|&h| h > 0)?;
+    if !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
+        return None;
+    }
+    let channels = match header.colorspace {
+        Colorspace::Gray => 1,
+        Colorspace::YCbCr | Colorspace::RGB => 3,
+        Colorspace::CMYK | Colorspace::YCCK => return None,
+    };
+    let mut pixels = vec![
+        0u8;
+        header
+            .width
+            .checked_mul(channels)?
+            .checked_mul(h as usize)?
+    ];
+    crate::sys::decode_rows(bytes, rows.start, channels, budget.max_scans, &mut pixels).ok()?;
+    if channels == 1 {
+        Some(DynamicImage::ImageLuma8(GrayImage::from_raw(w, h, pixels)?))
+    } else {
+        Some(DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels)?))
+    }
+}
+
+/// A band of rows to decode: its first row and its pixels, until a thread takes it.
+type Band<'a> = Mutex<Option<(u32, &'a mut [u8])>>;
+
+/// Where each of at most `bands` bands of a `height` px photo starts, so that they end
+/// together when skipping a row costs `skip_cost` of decoding it: band k starts at
+/// (1 − qᵏ) / (1 − qⁿ) of the height, q = 1 − `skip_cost` (band k decodes what it has and skips
+/// what the bands above have, and every band takes as long). Starts are multiples of
+/// [`BAND_ROWS`] and bands at least that high; one start (0) when the photo is too short.
+fn band_starts(height: u32, bands: usize, skip_cost: f64) -> Vec<u32> {
+    let n = i32::try_from(bands.clamp(1, 64)).unwrap_or(1);
+    let q = (1.0 - skip_cost).clamp(0.01, 1.0);
+    let whole = 1.0 - q.powi(n);
+    let mut starts: Vec<u32> = vec![0];
+    for k in 1..n {
+        let at = if whole > 0.0 && q < 1.0 {
+            (1.0 - q.powi(k)) / whole
+        } else {
+            f64::from(k) / f64::from(n)
+        };
+        let row = (at * f64::from(height) / f64::from(BAND_ROWS)).round() as u32 * BAND_ROWS;
+        let last = starts.last().copied().unwrap_or(0);
+        if row >= last + BAND_ROWS && row + BAND_ROWS <= height {
+            starts.push(row);
+        }
+    }
+    starts
+}
+
 /// `img` as a JPEG at `quality` (4:2:0), for the thumbnail cache; None if libjpeg-turbo
 /// refuses (it does not, for an RGB picture of any size it could decode).
 pub fn encode(img: &RgbImage, quality: i32) -> Option<Vec<u8>> {
@@ -119,6 +282,31 @@ fn scale_for(width: usize, height: usize, want_w: usize, want_h: usize) -> Scali
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bands_start_on_whole_imcu_rows_and_the_first_is_the_tallest() {
+        let starts = band_starts(4000, 2, 0.3);
+        assert_eq!(starts.len(), 2);
+        assert_eq!(starts[0], 0);
+        assert_eq!(starts[1] % BAND_ROWS, 0);
+        // The second band also skips the first's rows, so the first is taller: 1 / (2 − 0.3).
+        assert!((2320..=2384).contains(&starts[1]), "{starts:?}");
+        let four = band_starts(4000, 4, 0.3);
+        assert_eq!(four.len(), 4);
+        assert!(four.windows(2).all(|w| w[0] < w[1]));
+        let heights: Vec<u32> = four
+            .iter()
+            .zip(four.iter().skip(1).chain([&4000]))
+            .map(|(a, b)| b - a)
+            .collect();
+        assert!(heights.windows(2).all(|h| h[0] > h[1]), "{heights:?}");
+        // Nothing to skip: equal bands.
+        assert_eq!(band_starts(4000, 2, 0.0), vec![0, 2000]);
+        // Too short to split, or one band asked for.
+        assert_eq!(band_starts(20, 2, 0.3), vec![0]);
+        assert_eq!(band_starts(4000, 1, 0.3), vec![0]);
+        assert_eq!(band_starts(4000, 0, 0.3), vec![0]);
+    }
 
     #[test]
     fn the_scale_is_the_smallest_eighth_that_still_covers_the_ask() {

@@ -22,6 +22,7 @@ pub mod preview;
 pub mod regular;
 pub mod scan;
 pub mod sidecars;
+mod sys;
 pub mod thumbs;
 pub mod volume;
 pub mod working;

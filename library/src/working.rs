@@ -46,7 +46,7 @@ pub fn load_within(path: &Path, min_long: u32, budget: &Budget) -> Result<Workin
     let captured_at = preview::capture_time(&bytes);
     let facts = facts::from_bytes(&bytes, formats::is_raw(path));
     if formats::is_raw(path) {
-        let img = largest_preview(&bytes, path, budget)?;
+        let img = largest_preview(&bytes, path, budget, 1)?;
         return Ok(Working {
             full_size: img.dimensions(),
             image: img,
@@ -86,17 +86,27 @@ pub fn full(path: &Path) -> Result<RgbImage, LibraryError> {
 
 /// As [`full`], within `budget`.
 pub fn full_within(path: &Path, budget: &Budget) -> Result<RgbImage, LibraryError> {
+    // Someone waits for it: a JPEG's rows are decoded on every core at once.
+    let bands = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
     if formats::is_raw(path) {
         let bytes = crate::regular::read_photo(path)
             .map_err(|e| LibraryError::io("cannot read", path, &e))?;
-        return largest_preview(&bytes, path, budget);
+        return largest_preview(&bytes, path, budget, bands);
     }
-    Ok(decode::load_oriented_within(path, budget)?.into_rgb8())
+    let bytes = crate::regular::read_photo(path).map_err(|e| LibraryError::image(path, e))?;
+    decode::check_complete_jpeg(&bytes, path)?;
+    Ok(decode::decode_bytes_in_bands(&bytes, path, None, budget, bands)?.into_rgb8())
 }
 
-fn largest_preview(bytes: &[u8], path: &Path, budget: &Budget) -> Result<RgbImage, LibraryError> {
+fn largest_preview(
+    bytes: &[u8],
+    path: &Path,
+    budget: &Budget,
+    bands: usize,
+) -> Result<RgbImage, LibraryError> {
     let p = preview::largest(bytes).map_err(|why| LibraryError::image(path, why))?;
-    Ok(decode::decode_bytes(&bytes[p.range.clone()], path, p.orientation, budget)?.into_rgb8())
+    let preview = &bytes[p.range.clone()];
+    Ok(decode::decode_bytes_in_bands(preview, path, p.orientation, budget, bands)?.into_rgb8())
 }
 
 /// The smallest DCT scale (an eighth, 1/8 … 1) whose long edge is still `min_long`; None when the general

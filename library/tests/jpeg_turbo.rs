@@ -187,3 +187,94 @@ fn the_scan_limit_is_what_refuses_a_scan_too_many() {
         "at a scale too"
     );
 }
+
+/// Decoded in 2, 3 and 7 bands of rows at once, every coding and the sample photos are the
+/// same pixels as decoded whole: a band's first rows are upsampled from the rows above it as
+/// in a whole decode (a band started cold would show a seam), and a progressive file, decoded
+/// whole, is no exception.
+#[test]
+fn bands_are_the_same_pixels_as_a_whole_decode() {
+    let codings = [
+        "s420.jpg",
+        "s422.jpg",
+        "s444.jpg",
+        "grey.jpg",
+        "restart.jpg",
+        "odd_420.jpg",
+        "progressive.jpg",
+    ]
+    .map(|n| (n, data(n)));
+    let photos = [
+        "grace_hopper.jpg",
+        "rocket.jpg",
+        "solvay_conference_1927.jpg",
+    ]
+    .map(|n| (n, photo(n)));
+    for (name, bytes) in codings.iter().chain(&photos) {
+        let whole = jpeg::decode(bytes, &budget(), |w, h| (w, h)).expect("decodes whole");
+        for bands in [2, 3, 7] {
+            let banded = jpeg::decode_full_in_bands(bytes, &budget(), bands)
+                .unwrap_or_else(|| panic!("{name} in {bands} bands was declined"));
+            assert_eq!(banded.full_size, whole.full_size, "{name}");
+            assert_eq!(banded.image.color(), whole.image.color(), "{name}");
+            assert!(
+                banded.image.as_bytes() == whole.image.as_bytes(),
+                "{name} in {bands} bands is not the pixels of its whole decode"
+            );
+        }
+    }
+}
+
+/// What a whole decode declines, a banded one declines too: corrupt data in any band, the
+/// pixel budget, a file that is not a JPEG.
+#[test]
+fn bands_decline_what_a_whole_decode_declines() {
+    let good = data("s420.jpg");
+    assert!(jpeg::decode_full_in_bands(&good, &budget(), 2).is_some());
+    for at in [good.len() / 3, good.len() * 3 / 4] {
+        let mut bad = good.clone();
+        for b in &mut bad[at..at + 64] {
+            *b = 0xA5;
+        }
+        assert!(jpeg::decode(&bad, &budget(), |w, h| (w, h)).is_none());
+        assert!(
+            jpeg::decode_full_in_bands(&bad, &budget(), 2).is_none(),
+            "corrupt at byte {at} of {}",
+            good.len()
+        );
+    }
+    let small = Budget::new(256 * 192 - 1, MAX_DECODE_TIME);
+    assert!(jpeg::decode_full_in_bands(&good, &small, 2).is_none());
+    assert!(jpeg::decode_full_in_bands(b"GIF89a", &budget(), 2).is_none());
+    for cut in (0..good.len()).step_by(211) {
+        let _ = jpeg::decode_full_in_bands(&good[..cut], &budget(), 3);
+    }
+}
+
+/// A band cut from the middle is those rows of the whole decode; rows outside the photo, or
+/// none, are declined.
+#[test]
+fn a_band_is_those_rows_of_the_whole() {
+    let bytes = photo("rocket.jpg");
+    let whole = jpeg::decode(&bytes, &budget(), |w, h| (w, h))
+        .expect("decodes")
+        .image
+        .into_rgb8();
+    let (w, h) = whole.dimensions();
+    let band = jpeg::decode_band(&bytes, &budget(), 37..101)
+        .expect("a band")
+        .into_rgb8();
+    assert_eq!(band.dimensions(), (w, 64));
+    let row = w as usize * 3;
+    assert!(band.as_raw()[..] == whole.as_raw()[37 * row..101 * row]);
+    assert!(jpeg::decode_band(&bytes, &budget(), h - 10..h + 1).is_none());
+    assert!(jpeg::decode_band(&bytes, &budget(), 50..50).is_none());
+    assert!(
+        jpeg::decode_band(
+            &bytes,
+            &Budget::new(u64::from(w) * 63, MAX_DECODE_TIME),
+            37..101
+        )
+        .is_none()
+    );
+}

@@ -1,5 +1,5 @@
 //! `darkroom bench-decoders DIR`: every JPEG decoder DarkRoom could use, on the same files in
-//! memory, one thread, at ⅛, ¼, ½ and full scale, alternated round by round so the machine's
+//! memory, one thread (but for the banded decode, a thread per core), at ⅛, ¼, ½ and full scale, alternated round by round so the machine's
 //! noise hits all of them. libjpeg-turbo (`library::jpeg`, what every path uses) against
 //! `jpeg-decoder` (DCT scaling at the four scales), `zune-jpeg` (the `image` crate's decoder,
 //! full scale only) and our DC-only `jpeg_dc` (⅛ only). The table goes in docs/PERFORMANCE.md.
@@ -30,14 +30,21 @@ const EIGHTHS: [u32; 4] = [1, 2, 4, 8];
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 enum Contender {
     LibjpegTurbo,
+    /// Full scale, its rows in a band per core at once (the loupe's full resolution).
+    LibjpegTurboBands,
+    /// Only the last 16 rows: the rest skipped, which is what a lower band pays for the rows
+    /// above it (`jpeg::SKIP_COST` is this time over a whole decode).
+    LibjpegTurboSkip,
     JpegDecoder,
     Zune,
     JpegDc,
 }
 
 impl Contender {
-    const ALL: [Contender; 4] = [
+    const ALL: [Contender; 6] = [
         Contender::LibjpegTurbo,
+        Contender::LibjpegTurboBands,
+        Contender::LibjpegTurboSkip,
         Contender::JpegDecoder,
         Contender::Zune,
         Contender::JpegDc,
@@ -46,6 +53,8 @@ impl Contender {
     fn name(self) -> &'static str {
         match self {
             Contender::LibjpegTurbo => "libjpeg-turbo 3.1 (turbojpeg)",
+            Contender::LibjpegTurboBands => "libjpeg-turbo, a band of rows per core",
+            Contender::LibjpegTurboSkip => "libjpeg-turbo, the last 16 rows (skipping the rest)",
             Contender::JpegDecoder => "jpeg-decoder 0.3",
             Contender::Zune => "zune-jpeg (image 0.25)",
             Contender::JpegDc => "jpeg_dc (ours, DC only)",
@@ -55,7 +64,9 @@ impl Contender {
     fn scales(self, eighths: u32) -> bool {
         match self {
             Contender::LibjpegTurbo | Contender::JpegDecoder => true,
-            Contender::Zune => eighths == 8,
+            Contender::Zune | Contender::LibjpegTurboBands | Contender::LibjpegTurboSkip => {
+                eighths == 8
+            }
             Contender::JpegDc => eighths == 1,
         }
     }
@@ -71,6 +82,19 @@ impl Contender {
                 })
                 .context("libjpeg-turbo declined")?;
                 Ok(s.image.width() as usize * s.image.height() as usize)
+            }
+            Contender::LibjpegTurboBands => {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                let s = darkroom_library::jpeg::decode_full_in_bands(bytes, &budget, cores)
+                    .context("libjpeg-turbo declined")?;
+                Ok(s.image.width() as usize * s.image.height() as usize)
+            }
+            Contender::LibjpegTurboSkip => {
+                let (_, h) = darkroom_library::jpeg::stored_size(bytes).context("no header")?;
+                let last = h.saturating_sub(16)..h;
+                let band = darkroom_library::jpeg::decode_band(bytes, &budget, last)
+                    .context("libjpeg-turbo declined the last rows")?;
+                Ok(band.width() as usize * band.height() as usize)
             }
             Contender::JpegDecoder => {
                 let mut d = jpeg_decoder::Decoder::new(std::io::Cursor::new(bytes));
@@ -166,7 +190,7 @@ pub fn main(a: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         println!(
-            "{} JPEGs from {}, one thread, best of {} rounds",
+            "{} JPEGs from {}, one thread (bands: one a core), best of {} rounds",
             photos.len(),
             a.dir.display(),
             a.rounds.max(1)
