@@ -98,6 +98,46 @@ pub fn full_within(path: &Path, budget: &Budget) -> Result<RgbImage, LibraryErro
     Ok(decode::decode_bytes_in_bands(&bytes, path, None, budget, bands)?.into_rgb8())
 }
 
+/// Rows of a photo at its own resolution, decoded before the rest: the band a zoomed loupe
+/// shows, so that the screen fills before the whole photo is decoded.
+pub struct FullRows {
+    /// The band, the photo's whole width.
+    pub image: RgbImage,
+    /// Its first row in the photo.
+    pub top: u32,
+    /// The photo's size.
+    pub full_size: (u32, u32),
+}
+
+/// The rows `rows` asks for given the photo's size (width, height), at its own resolution,
+/// where rows on screen are rows in the file: a JPEG stored upright (no EXIF orientation, or
+/// 1), not a RAW. None otherwise, and wherever the band cannot be had: the whole decode that
+/// follows ([`full`]) names any cause.
+pub fn full_rows(
+    path: &Path,
+    rows: impl FnOnce(u32, u32) -> std::ops::Range<u32>,
+) -> Option<FullRows> {
+    if formats::is_raw(path) {
+        return None;
+    }
+    let bytes = crate::regular::read_photo(path).ok()?;
+    decode::check_complete_jpeg(&bytes, path).ok()?;
+    let upright = preview::exif_orientation(&bytes)
+        .is_none_or(|o| o == image::metadata::Orientation::NoTransforms);
+    if !upright {
+        return None;
+    }
+    let (w, h) = crate::jpeg::stored_size(&bytes)?;
+    let rows = rows(w, h);
+    let top = rows.start;
+    let image = crate::jpeg::decode_band(&bytes, &Budget::start(), rows)?.into_rgb8();
+    Some(FullRows {
+        image,
+        top,
+        full_size: (w, h),
+    })
+}
+
 fn largest_preview(
     bytes: &[u8],
     path: &Path,

@@ -239,6 +239,76 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     }
 }
 
+/// Zoomed on a 24 MP photo it has not decoded yet, the loupe shows the photo's own pixels
+/// where it looks before the whole photo is decoded: in some frame it draws the rows on screen
+/// over the stretched screen picture (`Drew::Part`), and they are the photo's pixels; then the
+/// whole.
+#[test]
+fn zoomed_on_a_new_photo_the_rows_on_screen_come_before_the_rest() {
+    use darkroom_app::gui::pictures::Drew;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let big = big_photo(&folder);
+    // Name order: a small photo, the big one, a small one last.
+    std::fs::copy(photo("astronaut.png"), folder.join("a.png")).expect("copy photo");
+    std::fs::copy(photo("coffee.png"), folder.join("z.png")).expect("copy photo");
+    let full = darkroom_library::working::full(&big).expect("the reference decode");
+
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    // The grid asks for no photo's own pixels: to the last photo, then the loupe, at 100 %.
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    h.hover_at(pos2(2.0, 2.0));
+    h.key_press(Key::Z);
+    settle(&mut h);
+    assert!(!h.state().zoom.is_fit(), "zoomed");
+    // One step back, zoomed: the big photo's own pixels are asked for at once.
+    let last = h.state().cull.selected_id().expect("a photo");
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(1);
+    let id = h.state().cull.selected_id().expect("a photo");
+    assert_ne!(id, last, "the key stepped back");
+    let mut part_seen = None;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        match h.state().loupe_drew() {
+            Some((d, Drew::Part)) if d == id && part_seen.is_none() => {
+                let at = h.state().loupe_placed().expect("placed");
+                part_seen = Some((h.render().expect("render"), at));
+            }
+            Some((d, Drew::Full)) if d == id => break,
+            _ => {}
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the photo's own pixels never came"
+        );
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let (screen, at) = part_seen.expect("no frame drew the rows on screen before the whole");
+    assert_eq!(
+        at.photo.size(),
+        vec2(BIG.0 as f32, BIG.1 as f32),
+        "placed at 100 % of the photo's own size while only its rows on screen are here"
+    );
+    let mapping = (at.pane.center(), at.photo.min);
+    let own = difference(&screen, &full, mapping, 0);
+    assert!(
+        own <= 2,
+        "the rows on screen differ from the full decode by {own}"
+    );
+    let off = difference(&screen, &full, mapping, 1);
+    assert!(
+        off > 20,
+        "a pixel to the side differs by only {off}: the test could not fail"
+    );
+}
+
 fn photo_labels(
     h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>,
     words: &str,

@@ -10,13 +10,13 @@ const CARD_NOTICE: &str = "This is a camera card: nothing is written to it. Deci
 
 use darkroom_library::ScanEvent;
 
-use super::pictures::{FaceTile, Faces, Full, FullUpload, Picture};
+use super::pictures::{FaceTile, Faces, Full, FullUpload, PartUpload, Picture};
 use std::sync::mpsc::TrySendError;
 
 use super::state::{Closing, DarkRoom, StatusSource};
 use super::tasks::take_answer;
 use super::theme::LOUPE_SIDE;
-use super::workers::{CatalogReport, CatalogRequest, FullMade, Made, Want};
+use super::workers::{CatalogReport, CatalogRequest, FullMade, Made, Want, ZoomedView};
 use darkroom_index::culling::{DecisionAck, EntryId};
 
 /// Per call: scan events, catalog reports, decoded pictures (their upload is the window's only
@@ -359,16 +359,21 @@ impl DarkRoom {
                 }
             }
         }
-        // A tile goes up if it fits what is left of the frame's pixels (the first always).
+        // A tile goes up if it fits what is left of the frame's pixels (the first always):
+        // the rows a zoomed loupe shows before any whole photo's.
         loop {
             let room = match uploaded {
                 0 => usize::MAX,
                 _ => UPLOAD_PIXELS.saturating_sub(uploaded),
             };
-            let Some(px) = self
-                .gallery
-                .upload_full_tile(ctx, FULL_PIXELS, CLIPPING_PIXELS, room)
-            else {
+            let px = match self.gallery.upload_part_tile(ctx, FULL_PIXELS, room) {
+                Some(px) => Some(px),
+                None if self.gallery.parts_waiting() => None,
+                None => self
+                    .gallery
+                    .upload_full_tile(ctx, FULL_PIXELS, CLIPPING_PIXELS, room),
+            };
+            let Some(px) = px else {
                 break;
             };
             uploaded += px;
@@ -408,6 +413,16 @@ impl DarkRoom {
                     });
                     return 0;
                 }
+                Ok(Made::FullPart(part)) => {
+                    if pictures.full.waiting() {
+                        self.gallery.upload_part(PartUpload {
+                            id: done.id,
+                            size: part.size,
+                            waiting: part.tiles,
+                        });
+                    }
+                    return 0;
+                }
                 Ok(Made::Facts(facts)) => {
                     pictures.facts = super::pictures::Slot::Ready(facts);
                     return 0;
@@ -421,6 +436,7 @@ impl DarkRoom {
                     // a loupe picture are ever skipped).
                     if done.want == Want::Full {
                         pictures.full = Full::None;
+                        pictures.full_part = None;
                         if matches!(pictures.faces, Faces::Requested) {
                             pictures.faces = Faces::None;
                         }
@@ -442,6 +458,7 @@ impl DarkRoom {
                 Err(err) if matches!(done.want, Want::Full | Want::Faces) => {
                     if done.want == Want::Full {
                         pictures.full = Full::Failed(err.clone());
+                        pictures.full_part = None;
                     }
                     pictures.faces = Faces::Failed(err);
                     return 0;
@@ -510,6 +527,16 @@ impl DarkRoom {
             plan.full.contains(&id) && self.gallery.get(id).is_some_and(|p| p.full.waiting())
         });
         let hold_from = awaited.then_some(plan.before_full);
+        // Where a zoomed loupe looks: its photo's rows there are decoded before the rest.
+        let view = match (shown, self.zoom.scale, self.ui_state.loupe_placed) {
+            (Some((id, _)), Some(scale), Some(placed)) if scale > 0.0 => Some(ZoomedView {
+                id,
+                center: self.zoom.center,
+                extent: placed.pane.size() * ctx.pixels_per_point() / scale,
+            }),
+            _ => None,
+        };
+        self.tasks.thumbs.look_at(view);
         self.tasks.thumbs.plan(&plan.pictures, hold_from);
         self.ui_state.plan = plan;
         let around = |from: usize, to: usize| {

@@ -13,6 +13,9 @@ pub enum Drew {
     Thumbnail,
     /// Its screen picture.
     Screen,
+    /// Its own pixels where a zoomed loupe looks, its screen picture around them, while the
+    /// rest is on its way.
+    Part,
     /// Its own pixels.
     Full,
 }
@@ -95,6 +98,21 @@ pub struct FullTiles {
     pub clipping: TextureHandle,
 }
 
+/// The rows of a photo's own pixels a zoomed loupe shows, here before the rest: drawn over its
+/// screen picture while its whole is on its way.
+pub struct PartTiles {
+    /// The photo's size in its own pixels.
+    pub size: egui::Vec2,
+    pub tiles: Vec<(egui::Rect, TextureHandle)>,
+}
+
+/// Those rows on their way up, a tile at a time as the frame's pixels allow.
+pub struct PartUpload {
+    pub id: EntryId,
+    pub size: egui::Vec2,
+    pub waiting: Vec<(egui::Rect, egui::ColorImage)>,
+}
+
 /// A photo's own pixels on their way up, a few tiles a frame (a 24 MP photo's in one frame
 /// stalled it for 60–130 ms on lavapipe): its slot says `Requested` until the last tile is up.
 pub struct FullUpload {
@@ -114,6 +132,8 @@ pub struct Pictures {
     pub thumb: Picture,
     pub loupe: Picture,
     pub full: Full,
+    /// What a zoomed loupe shows of its own pixels while `full` is on its way.
+    pub full_part: Option<PartTiles>,
     /// The facts beside the photo (camera, lens, exposure, time).
     pub facts: Slot<darkroom_library::facts::Facts>,
     pub faces: Faces,
@@ -130,6 +150,8 @@ pub struct Gallery {
     frame: u64,
     /// Photos' own pixels going up, oldest first.
     uploads: std::collections::VecDeque<FullUpload>,
+    /// The rows zoomed loupes show, going up before any whole.
+    parts: std::collections::VecDeque<PartUpload>,
 }
 
 fn texture_bytes(t: &TextureHandle) -> usize {
@@ -143,6 +165,56 @@ impl Gallery {
         self.generation = generation;
         self.slots.clear();
         self.uploads.clear();
+        self.parts.clear();
+    }
+
+    /// The rows a zoomed loupe shows came: they go up before any whole photo's tiles.
+    pub fn upload_part(&mut self, part: PartUpload) {
+        self.parts.push_back(part);
+    }
+
+    /// Upload the next tile of rows waiting if it has at most `room` pixels: it is drawn from
+    /// this frame on. The pixels uploaded; None when nothing waits or the tile does not fit.
+    pub fn upload_part_tile(
+        &mut self,
+        ctx: &egui::Context,
+        options: egui::TextureOptions,
+        room: usize,
+    ) -> Option<usize> {
+        loop {
+            let id = self.parts.front()?.id;
+            // Only while its whole is on its way: after, or let go, the rows are not wanted.
+            if !self.get(id).is_some_and(|p| p.full.waiting()) {
+                self.parts.pop_front();
+                continue;
+            }
+            let up = self.parts.front_mut()?;
+            let Some((at, pixels)) = up.waiting.pop() else {
+                self.parts.pop_front();
+                continue;
+            };
+            let px = pixels.size[0] * pixels.size[1];
+            if px > room {
+                up.waiting.push((at, pixels));
+                return None;
+            }
+            let size = up.size;
+            let k = up.waiting.len();
+            if up.waiting.is_empty() {
+                self.parts.pop_front();
+            }
+            let texture = ctx.load_texture(texture_name(id, &format!("part-{k}")), pixels, options);
+            if let Some(p) = self.get_mut(id) {
+                p.full_part
+                    .get_or_insert_with(|| PartTiles {
+                        size,
+                        tiles: Vec::new(),
+                    })
+                    .tiles
+                    .push((at, texture));
+            }
+            return Some(px);
+        }
     }
 
     /// A photo's own pixels came: they go up a few tiles a frame ([`upload_full_tile`]).
@@ -152,9 +224,14 @@ impl Gallery {
         self.uploads.push_back(upload);
     }
 
+    /// Whether rows a zoomed loupe shows wait to go up (before any whole photo's tiles).
+    pub fn parts_waiting(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
     /// Whether a photo's own pixels are still going up.
     pub fn uploading(&self) -> bool {
-        !self.uploads.is_empty()
+        !self.uploads.is_empty() || !self.parts.is_empty()
     }
 
     /// Upload the next tile waiting if it has at most `room` pixels (`tiles` its texture
@@ -198,6 +275,7 @@ impl Gallery {
             px += up.clipping.size[0] * up.clipping.size[1];
             let mask = ctx.load_texture(name("clipping"), up.clipping, clipping);
             if let Some(p) = self.get_mut(id) {
+                p.full_part = None;
                 p.full = Slot::Ready(FullTiles {
                     size: up.size,
                     tiles: up.uploaded,
@@ -257,6 +335,12 @@ impl Gallery {
             }
             kept
         });
+        // Rows shown ahead of a whole no longer on its way are let go with it.
+        for p in &mut self.slots {
+            if !p.full.waiting() {
+                p.full_part = None;
+            }
+        }
     }
 
     /// Let go of one slot of every photo not in `keep`.

@@ -67,8 +67,14 @@ fn draw(
         }
     };
     let full = pictures.full.ready();
-    // The photo's size in its own pixels; until they are here, the preview's stands in.
-    let Some(photo_px) = full.map(|f| f.size).or(preview.map(|t| t.size_vec2())) else {
+    // Zoomed, while the whole is on its way: the rows on screen, decoded first.
+    let part = pictures
+        .full_part
+        .as_ref()
+        .filter(|_| full.is_none() && pictures.full.waiting() && !zoom.is_fit());
+    // The photo's size in its own pixels; until any are here, the preview's stands in.
+    let own_px = full.map(|f| f.size).or(part.map(|p| p.size));
+    let Some(photo_px) = own_px.or(preview.map(|t| t.size_vec2())) else {
         ui.put(pane, egui::Spinner::new());
         return (None, None);
     };
@@ -96,6 +102,16 @@ fn draw(
             } else {
                 Drew::Screen
             });
+            if let Some(part) = part {
+                let k = photo.size() / part.size;
+                for (at, tex) in &part.tiles {
+                    let r = Rect::from_min_size(photo.min + at.min.to_vec2() * k, at.size() * k);
+                    if r.intersects(pane) {
+                        painter.image(tex.id(), r, UV, Color32::WHITE);
+                    }
+                }
+                drew = Some(Drew::Part);
+            }
         }
         _ => {}
     }

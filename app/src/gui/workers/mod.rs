@@ -32,8 +32,8 @@ pub use index::{IndexLive, IndexRequest, index_job};
 pub use ingest::{Landed, ingest, ingest_plan};
 pub use models::{ModelsMsg, ModelsRequest, models_job};
 pub use pictures::{
-    CLIPPING_SIDE, FULL_TILE, FullMade, Made, PictureQueue, ThumbDone, ThumbJob, ThumbPool, Want,
-    thumb_pool,
+    CLIPPING_SIDE, FULL_TILE, FullMade, FullPart, Made, PictureQueue, ThumbDone, ThumbJob,
+    ThumbPool, Want, ZoomedView, thumb_pool, visible_rows,
 };
 pub use scan::scan;
 pub use settings::{SaveMsg, settings_saver};

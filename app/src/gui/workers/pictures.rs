@@ -53,6 +53,9 @@ pub enum Made {
     /// Cut into tiles and turned into egui's pixels here, off the UI thread, which only
     /// uploads them.
     Full(Box<FullMade>),
+    /// The rows of a photo's own pixels that a zoomed loupe shows, before the rest ([`ZoomedView`]):
+    /// its `Full` follows.
+    FullPart(Box<FullPart>),
     /// A loupe picture or full-resolution photo no longer wanted by the time its turn came
     /// (the loupe moved on): not made.
     Skipped,
@@ -67,6 +70,59 @@ pub struct FullMade {
     pub tiles: Vec<(egui::Rect, egui::ColorImage)>,
     pub histogram: darkroom_library::histogram::Histogram,
     pub clipping: egui::ColorImage,
+}
+
+pub struct FullPart {
+    /// The photo's size in its own pixels.
+    pub size: egui::Vec2,
+    pub tiles: Vec<(egui::Rect, egui::ColorImage)>,
+}
+
+/// Where a zoomed loupe looks: its photo, the photo's point in the middle of the pane
+/// (fractions of its size, as [`crate::gui::zoom::Zoom`] holds it) and how many of the
+/// photo's own pixels the pane shows across and down.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ZoomedView {
+    pub id: EntryId,
+    pub center: egui::Pos2,
+    pub extent: egui::Vec2,
+}
+
+/// Rows decoded around what a zoomed loupe shows, above and below it: a pan of a few steps
+/// stays on pixels of their own.
+const VIEW_MARGIN: f32 = 128.0;
+
+/// The rows of a photo `height` px high that `view` shows, with [`VIEW_MARGIN`] around them,
+/// its middle held as the loupe holds it (a view near an edge shows that edge).
+pub fn visible_rows(view: &ZoomedView, height: u32) -> std::ops::Range<u32> {
+    let h = height as f32;
+    let half = view.extent.y.max(1.0) / 2.0;
+    if half * 2.0 >= h {
+        return 0..height;
+    }
+    let middle = (view.center.y * h).clamp(half, h - half);
+    let top = (middle - half - VIEW_MARGIN).floor().max(0.0) as u32;
+    let end = ((middle + half + VIEW_MARGIN).ceil() as u32).min(height);
+    top..end.max(top + 1).min(height)
+}
+
+/// The rows `view` shows of the photo at `path`, cut into tiles, before its whole decode; None
+/// where the file does not allow it ([`darkroom_library::working::full_rows`]).
+fn visible_part(path: &std::path::Path, view: &ZoomedView) -> Option<FullPart> {
+    let rows = darkroom_library::working::full_rows(path, |_, h| visible_rows(view, h))?;
+    let (w, h) = rows.full_size;
+    let top = rows.top as f32;
+    let tiles = darkroom_library::geometry::tiles(w, rows.image.height(), FULL_TILE)
+        .into_iter()
+        .map(|r| {
+            let (at, pixels) = tile_of(&rows.image, r);
+            (at.translate(egui::vec2(0.0, top)), pixels)
+        })
+        .collect();
+    Some(FullPart {
+        size: egui::vec2(w as f32, h as f32),
+        tiles,
+    })
 }
 
 /// Full-resolution tiles are at most this many pixels a side: every GPU wgpu runs on takes a
@@ -288,11 +344,27 @@ pub struct ThumbPool {
     full_jobs: SyncSender<ThumbJob>,
     pub done: Task<ThumbDone>,
     current: Arc<AtomicU64>,
-    wanted_full: Arc<Mutex<Vec<EntryId>>>,
     /// How long a grid thumbnail takes now, in µs: a running mean of the last few.
     thumb_cost: Arc<AtomicU64>,
-    /// How long a photo's own pixels take now, decode to tiles, in µs (the same kind of mean).
-    full_cost: Arc<AtomicU64>,
+    full: Arc<FullShared>,
+}
+
+/// What the window and the full-resolution thread share.
+struct FullShared {
+    /// The photos whose own pixels are still worth making.
+    wanted: Mutex<Vec<EntryId>>,
+    /// Where a zoomed loupe looks, if it does.
+    view: Mutex<Option<ZoomedView>>,
+    /// How long a photo's own pixels take now, decode to tiles, in µs (a running mean).
+    cost: AtomicU64,
+}
+
+impl FullShared {
+    /// Where the loupe looks, if it is zoomed on `id`.
+    fn view_of(&self, id: EntryId) -> Option<ZoomedView> {
+        let view = *self.view.lock().ok()?;
+        view.filter(|v| v.id == id)
+    }
 }
 
 /// A thumbnail's cost before any is measured: a 24 MP JPEG's ⅛ decode on one core …
@@ -323,7 +395,15 @@ impl ThumbPool {
 
     /// The photos whose full resolution is still worth making.
     pub fn want_full(&self, ids: &[EntryId]) {
-        set_wanted(&self.wanted_full, ids);
+        set_wanted(&self.full.wanted, ids);
+    }
+
+    /// Where a zoomed loupe looks (None: it is not zoomed): that photo's rows on screen are
+    /// decoded and sent before the rest.
+    pub fn look_at(&self, view: Option<ZoomedView>) {
+        if let Ok(mut v) = self.full.view.lock() {
+            *v = view;
+        }
     }
 
     /// How long a grid thumbnail takes to make now (from the disk cache, an embedded preview
@@ -334,7 +414,7 @@ impl ThumbPool {
 
     /// How long a photo's own pixels take to make now.
     pub fn full_cost(&self) -> std::time::Duration {
-        std::time::Duration::from_micros(self.full_cost.load(Ordering::Relaxed))
+        std::time::Duration::from_micros(self.full.cost.load(Ordering::Relaxed))
     }
 
     /// The order the window wants its pictures in (see [`PictureQueue::set_plan`]).
@@ -368,13 +448,15 @@ pub fn thumb_pool(
     let current = Arc::new(AtomicU64::new(0));
     let thumb_cost = Arc::new(AtomicU64::new(THUMB_COST_GUESS.as_micros() as u64));
     let cost = Arc::clone(&thumb_cost);
-    let full_cost = Arc::new(AtomicU64::new(FULL_COST_GUESS.as_micros() as u64));
-    let cost_of_full = Arc::clone(&full_cost);
-    let wanted_full = Arc::new(Mutex::new(Vec::new()));
+    let full = Arc::new(FullShared {
+        wanted: Mutex::new(Vec::new()),
+        view: Mutex::new(None),
+        cost: AtomicU64::new(FULL_COST_GUESS.as_micros() as u64),
+    });
     let threads = threads.max(1);
     // One task whose reporter every pool thread shares: the channel closes when all have ended.
     let shared = Arc::clone(&current);
-    let wanted = Arc::clone(&wanted_full);
+    let full_shared = Arc::clone(&full);
     let jobs = Arc::clone(&queue);
     let done = Task::spawn("the thumbnail pool", 256, wake, move |out| {
         let out = Arc::new(out);
@@ -405,15 +487,7 @@ pub fn thumb_pool(
                 // Below the window's thread, as the picture workers (at the window's own
                 // priority it took the cores from the next photos' pictures: measured).
                 darkroom_engine::lower_this_thread();
-                full_worker(
-                    &full_rx,
-                    &out,
-                    &catalog,
-                    &cancel,
-                    &current,
-                    &wanted,
-                    &cost_of_full,
-                );
+                full_worker(&full_rx, &out, &catalog, &cancel, &current, &full_shared);
             });
         if let Ok(h) = spawned {
             handles.push(h);
@@ -427,9 +501,8 @@ pub fn thumb_pool(
         full_jobs: full_tx,
         done,
         current,
-        wanted_full,
         thumb_cost,
-        full_cost,
+        full,
     }
 }
 
@@ -516,9 +589,9 @@ fn full_worker(
     catalog: &std::path::Path,
     cancel: &Cancel,
     current: &AtomicU64,
-    full: &Mutex<Vec<EntryId>>,
-    cost: &AtomicU64,
+    shared: &FullShared,
 ) {
+    let full = &shared.wanted;
     while let Ok(job) = jobs.recv() {
         if cancel.is_set() {
             return;
@@ -526,8 +599,16 @@ fn full_worker(
         if job.id.generation() != current.load(Ordering::Relaxed) {
             continue;
         }
-        let still_wanted = job.want == Want::Faces || wanted(full, job.id);
-        let result = if still_wanted {
+        let still_wanted = || job.want == Want::Faces || wanted(full, job.id);
+        // Zoomed on it: the rows on screen first, then the whole (if still wanted after them).
+        let view = shared.view_of(job.id).filter(|_| job.want == Want::Full);
+        if still_wanted()
+            && let Some(part) = view.and_then(|v| visible_part(&job.path, &v))
+            && !answer(out, &job, Ok(Made::FullPart(Box::new(part))))
+        {
+            return;
+        }
+        let result = if still_wanted() {
             // One decode for the view and the faces' close-ups.
             let started = std::time::Instant::now();
             match darkroom_library::working::full(&job.path) {
@@ -540,7 +621,7 @@ fn full_worker(
                         _ if !wanted(full, job.id) => Ok(Made::Skipped),
                         _ => {
                             let made = full_picture(&img, faces);
-                            note_cost(cost, started.elapsed());
+                            note_cost(&shared.cost, started.elapsed());
                             made
                         }
                     }
@@ -580,6 +661,23 @@ mod tests {
                 Turn::Skip(j) => (false, j.id, j.want),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_rows_on_screen_are_held_as_the_loupe_holds_them_with_a_margin() {
+        let id = ids(1)[0];
+        let view = |y: f32, rows: f32| ZoomedView {
+            id,
+            center: egui::pos2(0.5, y),
+            extent: egui::vec2(1000.0, rows),
+        };
+        let m = VIEW_MARGIN as u32;
+        assert_eq!(visible_rows(&view(0.5, 800.0), 4000), 1600 - m..2400 + m);
+        // Near an edge the loupe shows that edge, and so do the rows.
+        assert_eq!(visible_rows(&view(0.0, 800.0), 4000), 0..800 + m);
+        assert_eq!(visible_rows(&view(1.0, 800.0), 4000), 3200 - m..4000);
+        // A pane taller than the photo: all of it.
+        assert_eq!(visible_rows(&view(0.3, 5000.0), 4000), 0..4000);
     }
 
     #[test]
