@@ -43,11 +43,9 @@ pub fn decode(
     if w == 0 || h == 0 || !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
         return None;
     }
-    let format = match header.colorspace {
-        Colorspace::Gray => PixelFormat::GRAY,
-        Colorspace::YCbCr | Colorspace::RGB => PixelFormat::RGB,
-        // libjpeg-turbo does not convert these to RGB; the general decoder does.
-        Colorspace::CMYK | Colorspace::YCCK => return None,
+    let format = match channels_of(header.colorspace)? {
+        1 => PixelFormat::GRAY,
+        _ => PixelFormat::RGB,
     };
     let (ww, wh) = want(w, h);
     let scale = if header.is_lossless {
@@ -75,13 +73,8 @@ pub fn decode(
         return None;
     }
     let (sw, sh) = (u32::try_from(sw).ok()?, u32::try_from(sh).ok()?);
-    let image = if channels == 1 {
-        DynamicImage::ImageLuma8(GrayImage::from_raw(sw, sh, pixels)?)
-    } else {
-        DynamicImage::ImageRgb8(RgbImage::from_raw(sw, sh, pixels)?)
-    };
     Some(Scaled {
-        image,
+        image: image_of(sw, sh, channels, pixels)?,
         full_size: (w, h),
     })
 }
@@ -116,11 +109,7 @@ pub fn decode_full_in_bands(bytes: &[u8], budget: &Budget, bands: usize) -> Opti
     if !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
         return None;
     }
-    let channels = match header.colorspace {
-        Colorspace::Gray => 1,
-        Colorspace::YCbCr | Colorspace::RGB => 3,
-        Colorspace::CMYK | Colorspace::YCCK => return None,
-    };
+    let channels = channels_of(header.colorspace)?;
     let row = header.width.checked_mul(channels)?;
     let mut pixels = vec![0u8; row.checked_mul(header.height)?];
     let mut parts = Vec::with_capacity(starts.len());
@@ -165,13 +154,8 @@ pub fn decode_full_in_bands(bytes: &[u8], budget: &Budget, bands: usize) -> Opti
     if !decoded || budget.over() {
         return None;
     }
-    let image = if channels == 1 {
-        DynamicImage::ImageLuma8(GrayImage::from_raw(w, h, pixels)?)
-    } else {
-        DynamicImage::ImageRgb8(RgbImage::from_raw(w, h, pixels)?)
-    };
     Some(Scaled {
-        image,
+        image: image_of(w, h, channels, pixels)?,
         full_size: (w, h),
     })
 }
@@ -187,7 +171,8 @@ pub fn stored_size(bytes: &[u8]) -> Option<(u32, u32)> {
 
 /// Rows `rows` of `bytes` at full scale, the whole width (RGB, or grey for a grey JPEG): the
 /// rows above are only entropy-decoded, those below not read. None where libjpeg-turbo declines
-/// or warns, the rows are not inside the photo, or the band is over the pixel budget.
+/// or warns, the rows are not inside the photo, the photo is over the pixel budget, or it is
+/// progressive (every scan would be read for any band).
 pub fn decode_band(
     bytes: &[u8],
     budget: &Budget,
@@ -197,14 +182,13 @@ pub fn decode_band(
     let header = d.read_header(bytes).ok()?;
     let w = u32::try_from(header.width).ok()?;
     let h = rows.end.checked_sub(rows.start).filter(|&h| h > 0)?;
-    if !budget.fits(u64::from(w), u64::from(h)) || budget.over() {
+    // The photo within the budget, not only the band: a progressive or multi-scan file makes
+    // libjpeg-turbo hold every coefficient of it. A progressive file has no cheap band at all.
+    let whole_fits = budget.fits(u64::from(w), u64::try_from(header.height).ok()?);
+    if header.is_progressive || !whole_fits || budget.over() {
         return None;
     }
-    let channels = match header.colorspace {
-        Colorspace::Gray => 1,
-        Colorspace::YCbCr | Colorspace::RGB => 3,
-        Colorspace::CMYK | Colorspace::YCCK => return None,
-    };
+    let channels = channels_of(header.colorspace)?;
     let mut pixels = vec![
         0u8;
         header
@@ -213,6 +197,21 @@ pub fn decode_band(
             .checked_mul(h as usize)?
     ];
     crate::sys::decode_rows(bytes, rows.start, channels, budget.max_scans, &mut pixels).ok()?;
+    image_of(w, h, channels, pixels)
+}
+
+/// The bytes a pixel of a JPEG in `colorspace` decodes to: grey 1, colour 3. None for CMYK and
+/// YCCK, which libjpeg-turbo does not turn into RGB (the general decoder does).
+fn channels_of(colorspace: Colorspace) -> Option<usize> {
+    match colorspace {
+        Colorspace::Gray => Some(1),
+        Colorspace::YCbCr | Colorspace::RGB => Some(3),
+        Colorspace::CMYK | Colorspace::YCCK => None,
+    }
+}
+
+/// `pixels` as a `w`×`h` picture: grey with one channel, RGB with three.
+fn image_of(w: u32, h: u32, channels: usize, pixels: Vec<u8>) -> Option<DynamicImage> {
     if channels == 1 {
         Some(DynamicImage::ImageLuma8(GrayImage::from_raw(w, h, pixels)?))
     } else {
@@ -228,7 +227,7 @@ type Band<'a> = Mutex<Option<(u32, &'a mut [u8])>>;
 /// (1 − qᵏ) / (1 − qⁿ) of the height, q = 1 − `skip_cost` (band k decodes what it has and skips
 /// what the bands above have, and every band takes as long). Starts are multiples of
 /// [`BAND_ROWS`] and bands at least that high; one start (0) when the photo is too short.
-fn band_starts(height: u32, bands: usize, skip_cost: f64) -> Vec<u32> {
+pub fn band_starts(height: u32, bands: usize, skip_cost: f64) -> Vec<u32> {
     let n = i32::try_from(bands.clamp(1, 64)).unwrap_or(1);
     let q = (1.0 - skip_cost).clamp(0.01, 1.0);
     let whole = 1.0 - q.powi(n);

@@ -109,10 +109,13 @@ pub struct FullRows {
     pub full_size: (u32, u32),
 }
 
+/// Rows decoded before the whole are at most this fraction (1 / it) of the photo's height.
+const ROWS_FIRST_AT_MOST: u32 = 3;
+
 /// The rows `rows` asks for given the photo's size (width, height), at its own resolution,
 /// where rows on screen are rows in the file: a JPEG stored upright (no EXIF orientation, or
-/// 1), not a RAW. None otherwise, and wherever the band cannot be had: the whole decode that
-/// follows ([`full`]) names any cause.
+/// 1), not a RAW, not progressive, and at most a third of the photo. None otherwise, and
+/// wherever the band cannot be had: the whole decode that follows ([`full`]) names any cause.
 pub fn full_rows(
     path: &Path,
     rows: impl FnOnce(u32, u32) -> std::ops::Range<u32>,
@@ -129,6 +132,11 @@ pub fn full_rows(
     }
     let (w, h) = crate::jpeg::stored_size(&bytes)?;
     let rows = rows(w, h);
+    // More than a third of the photo costs about what the whole does on two cores, and comes
+    // before it: then only the whole.
+    if rows.end.saturating_sub(rows.start) > h / ROWS_FIRST_AT_MOST {
+        return None;
+    }
     let top = rows.start;
     let image = crate::jpeg::decode_band(&bytes, &Budget::start(), rows)?.into_rgb8();
     Some(FullRows {

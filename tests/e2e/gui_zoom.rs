@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::gui::{harness, ort_cpu, settle};
 use crate::snapshots::Snap;
 use crate::support::photo;
-use darkroom_app::gui::View;
 use darkroom_app::gui::pictures::Faces;
+use darkroom_app::gui::{DarkRoom, View};
 use darkroom_catalog::{Catalog, FaceRow, IndexStamp, PhotoIndex, SidecarNaming};
 use egui::{Key, Modifiers, Pos2, pos2, vec2};
 use egui_kittest::kittest::Queryable;
@@ -42,6 +42,30 @@ fn big_photo(folder: &Path) -> PathBuf {
         .expect("encode");
     drop(out);
     path
+}
+
+/// A folder `shoot` in `dir` with the big photo and `others` (a sample photo, its name there);
+/// the folder and the big photo's path.
+fn shoot(dir: &Path, others: &[(&str, &str)]) -> (PathBuf, PathBuf) {
+    let folder = dir.join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let big = big_photo(&folder);
+    for (sample, name) in others {
+        std::fs::copy(photo(sample), folder.join(name)).expect("copy photo");
+    }
+    (folder, big)
+}
+
+/// The window on `folder` (catalog in `dir`), settled in the loupe on its third photo, walked
+/// to in the grid.
+fn loupe_on_the_third(dir: &Path, folder: &Path) -> egui_kittest::Harness<'static, DarkRoom> {
+    let mut h = harness(dir, Some(folder.to_path_buf()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::ArrowRight);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    h
 }
 
 /// The index row the index job would write for the big photo: one face.
@@ -116,24 +140,20 @@ fn difference(
 #[test]
 fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("shoot");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    let big = big_photo(&folder);
-    for p in ["astronaut.png", "coffee.png"] {
-        std::fs::copy(photo(p), folder.join(p)).expect("copy photo");
-    }
+    let (folder, big) = shoot(
+        dir.path(),
+        &[
+            ("astronaut.png", "astronaut.png"),
+            ("coffee.png", "coffee.png"),
+        ],
+    );
     index_row(dir.path(), &big);
     // The decode the loupe is given (libjpeg-turbo; its own parity with an independent
     // decoder is library/tests/jpeg_turbo.rs): this test is about what reaches the screen.
     let full = darkroom_library::working::full(&big).expect("the reference decode");
 
-    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
-    settle(&mut h);
     // The folder is in name order: astronaut, coffee, solvay.
-    h.key_press(Key::ArrowRight);
-    h.key_press(Key::ArrowRight);
-    h.key_press(Key::Enter);
-    settle(&mut h);
+    let mut h = loupe_on_the_third(dir.path(), &folder);
     assert_eq!(h.state().cull.view, View::Loupe);
     let fit = h.state().loupe_placed().expect("the loupe drew the photo");
     assert!(
@@ -247,21 +267,15 @@ fn the_loupe_at_100_percent_shows_the_photos_own_pixels() {
 fn zoomed_on_a_new_photo_the_rows_on_screen_come_before_the_rest() {
     use darkroom_app::gui::pictures::Drew;
     let dir = tempfile::tempdir().expect("tempdir");
-    let folder = dir.path().join("shoot");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    let big = big_photo(&folder);
     // Name order: a small photo, the big one, a small one last.
-    std::fs::copy(photo("astronaut.png"), folder.join("a.png")).expect("copy photo");
-    std::fs::copy(photo("coffee.png"), folder.join("z.png")).expect("copy photo");
+    let (folder, big) = shoot(
+        dir.path(),
+        &[("astronaut.png", "a.png"), ("coffee.png", "z.png")],
+    );
     let full = darkroom_library::working::full(&big).expect("the reference decode");
 
-    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
-    settle(&mut h);
     // The grid asks for no photo's own pixels: to the last photo, then the loupe, at 100 %.
-    h.key_press(Key::ArrowRight);
-    h.key_press(Key::ArrowRight);
-    h.key_press(Key::Enter);
-    settle(&mut h);
+    let mut h = loupe_on_the_third(dir.path(), &folder);
     h.hover_at(pos2(2.0, 2.0));
     h.key_press(Key::Z);
     settle(&mut h);

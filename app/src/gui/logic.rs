@@ -419,6 +419,7 @@ impl DarkRoom {
                             id: done.id,
                             size: part.size,
                             waiting: part.tiles,
+                            uploaded: Vec::new(),
                         });
                     }
                     return 0;
@@ -528,11 +529,11 @@ impl DarkRoom {
         });
         let hold_from = awaited.then_some(plan.before_full);
         // Where a zoomed loupe looks: its photo's rows there are decoded before the rest.
-        let view = match (shown, self.zoom.scale, self.ui_state.loupe_placed) {
-            (Some((id, _)), Some(scale), Some(placed)) if scale > 0.0 => Some(ZoomedView {
+        let view = match (shown, self.zoom.scale, self.ui_state.loupe_pane) {
+            (Some((id, _)), Some(scale), Some(pane)) if scale > 0.0 => Some(ZoomedView {
                 id,
                 center: self.zoom.center,
-                extent: placed.pane.size() * ctx.pixels_per_point() / scale,
+                extent: pane.size() * ctx.pixels_per_point() / scale,
             }),
             _ => None,
         };

@@ -106,11 +106,13 @@ pub struct PartTiles {
     pub tiles: Vec<(egui::Rect, TextureHandle)>,
 }
 
-/// Those rows on their way up, a tile at a time as the frame's pixels allow.
+/// Those rows on their way up, a tile at a time as the frame's pixels allow; drawn once all
+/// are up (a patchwork of them and the stretched picture would be neither).
 pub struct PartUpload {
     pub id: EntryId,
     pub size: egui::Vec2,
     pub waiting: Vec<(egui::Rect, egui::ColorImage)>,
+    pub uploaded: Vec<(egui::Rect, TextureHandle)>,
 }
 
 /// A photo's own pixels on their way up, a few tiles a frame (a 24 MP photo's in one frame
@@ -173,8 +175,9 @@ impl Gallery {
         self.parts.push_back(part);
     }
 
-    /// Upload the next tile of rows waiting if it has at most `room` pixels: it is drawn from
-    /// this frame on. The pixels uploaded; None when nothing waits or the tile does not fit.
+    /// Upload the next tile of rows waiting if it has at most `room` pixels; with the last,
+    /// the rows are drawn from this frame on. The pixels uploaded; None when nothing waits or
+    /// the tile does not fit.
     pub fn upload_part_tile(
         &mut self,
         ctx: &egui::Context,
@@ -189,29 +192,27 @@ impl Gallery {
                 continue;
             }
             let up = self.parts.front_mut()?;
-            let Some((at, pixels)) = up.waiting.pop() else {
-                self.parts.pop_front();
-                continue;
-            };
-            let px = pixels.size[0] * pixels.size[1];
-            if px > room {
-                up.waiting.push((at, pixels));
-                return None;
+            let mut px = 0;
+            if let Some((at, pixels)) = up.waiting.pop() {
+                px = pixels.size[0] * pixels.size[1];
+                if px > room {
+                    up.waiting.push((at, pixels));
+                    return None;
+                }
+                let k = up.waiting.len();
+                let texture =
+                    ctx.load_texture(texture_name(id, &format!("part-{k}")), pixels, options);
+                up.uploaded.push((at, texture));
+                if !up.waiting.is_empty() {
+                    return Some(px);
+                }
             }
-            let size = up.size;
-            let k = up.waiting.len();
-            if up.waiting.is_empty() {
-                self.parts.pop_front();
-            }
-            let texture = ctx.load_texture(texture_name(id, &format!("part-{k}")), pixels, options);
+            let up = self.parts.pop_front()?;
             if let Some(p) = self.get_mut(id) {
-                p.full_part
-                    .get_or_insert_with(|| PartTiles {
-                        size,
-                        tiles: Vec::new(),
-                    })
-                    .tiles
-                    .push((at, texture));
+                p.full_part = Some(PartTiles {
+                    size: up.size,
+                    tiles: up.uploaded,
+                });
             }
             return Some(px);
         }
@@ -335,7 +336,8 @@ impl Gallery {
             }
             kept
         });
-        // Rows shown ahead of a whole no longer on its way are let go with it.
+        // Rows shown ahead of a whole no longer on its way, or of a photo let go, go with it.
+        self.parts.retain(|up| keep.contains(&up.id));
         for p in &mut self.slots {
             if !p.full.waiting() {
                 p.full_part = None;

@@ -137,6 +137,9 @@ pub struct UiState {
     /// Where the loupe drew its photo in the last frame (None: no loupe on screen), so a zoom
     /// key knows what is under the pointer.
     pub loupe_placed: Option<super::zoom::Placed>,
+    /// The loupe's pane the last time it was drawn, kept when it is not (a zoomed loupe opened
+    /// from the grid publishes where it will look before its first frame).
+    pub loupe_pane: Option<egui::Rect>,
     /// The photo the loupe drew in the last frame, and from which of its pictures.
     pub loupe_drew: Option<(EntryId, super::pictures::Drew)>,
     /// The pointer at the start of this frame, if it is over the window.

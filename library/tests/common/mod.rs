@@ -2,6 +2,18 @@
 
 use std::path::Path;
 
+/// The fixtures coded every way cameras and editors write JPEGs (scripts/make-jpeg-fixtures),
+/// the progressive one last (not every decoder takes it).
+pub const CODINGS: [&str; 7] = [
+    "s420.jpg",
+    "s422.jpg",
+    "s444.jpg",
+    "grey.jpg",
+    "restart.jpg",
+    "odd_420.jpg",
+    "progressive.jpg",
+];
+
 /// A fixture of `tests/data` (scripts/make-jpeg-fixtures).
 pub fn data(name: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -61,6 +61,9 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     }
     let drawn = super::photo::photo_ui(ui, pictures, &app.zoom, app.overlays(), intents);
     state.loupe_placed = drawn.placed;
+    if let Some(placed) = drawn.placed {
+        state.loupe_pane = Some(placed.pane);
+    }
     state.loupe_drew = drawn.drew.map(|drew| (id, drew));
     if let (Some(placed), Some(full)) = (state.loupe_placed, pictures.full.ready()) {
         super::histogram::histogram_ui(ui, placed.pane, &full.histogram);

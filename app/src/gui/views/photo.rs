@@ -86,13 +86,7 @@ fn draw(
     let sharper = preview.is_none_or(|t| photo.width() * ppp > t.size_vec2().x + 0.5);
     match (full, preview) {
         (Some(full), _) if sharper || !zoom.is_fit() => {
-            let k = photo.size() / full.size;
-            for (at, tex) in &full.tiles {
-                let r = Rect::from_min_size(photo.min + at.min.to_vec2() * k, at.size() * k);
-                if r.intersects(pane) {
-                    painter.image(tex.id(), r, UV, Color32::WHITE);
-                }
-            }
+            draw_tiles(&painter, (pane, photo), full.size, &full.tiles);
             drew = Some(Drew::Full);
         }
         (_, Some(tex)) => {
@@ -103,17 +97,16 @@ fn draw(
                 Drew::Screen
             });
             if let Some(part) = part {
-                let k = photo.size() / part.size;
-                for (at, tex) in &part.tiles {
-                    let r = Rect::from_min_size(photo.min + at.min.to_vec2() * k, at.size() * k);
-                    if r.intersects(pane) {
-                        painter.image(tex.id(), r, UV, Color32::WHITE);
-                    }
-                }
+                draw_tiles(&painter, (pane, photo), part.size, &part.tiles);
                 drew = Some(Drew::Part);
             }
         }
-        _ => {}
+        (_, None) => {
+            if let Some(part) = part {
+                draw_tiles(&painter, (pane, photo), part.size, &part.tiles);
+                drew = Some(Drew::Part);
+            }
+        }
     }
     if overlays.clipping
         && let Some(full) = full
@@ -228,5 +221,22 @@ fn navigator_ui(
             p.x.clamp(0.0, 1.0),
             p.y.clamp(0.0, 1.0),
         ))));
+    }
+}
+
+/// Tiles of a photo's own pixels (each with the rectangle of a `size` photo it holds) where
+/// they fall in `photo` (the whole photo's rectangle on screen), those inside `pane`.
+fn draw_tiles(
+    painter: &egui::Painter,
+    (pane, photo): (Rect, Rect),
+    size: egui::Vec2,
+    tiles: &[(Rect, egui::TextureHandle)],
+) {
+    let k = photo.size() / size;
+    for (at, tex) in tiles {
+        let r = Rect::from_min_size(photo.min + at.min.to_vec2() * k, at.size() * k);
+        if r.intersects(pane) {
+            painter.image(tex.id(), r, UV, Color32::WHITE);
+        }
     }
 }
