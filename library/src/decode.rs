@@ -63,9 +63,19 @@ pub fn load_oriented(path: &Path) -> Result<DynamicImage, LibraryError> {
 
 /// Decode the file at `path`, upright, within `budget`.
 pub fn load_oriented_within(path: &Path, budget: &Budget) -> Result<DynamicImage, LibraryError> {
+    load_oriented_in_bands(path, budget, 1)
+}
+
+/// As [`load_oriented_within`], a JPEG's rows decoded in `bands` bands at once
+/// ([`decode_bytes_in_bands`]).
+pub fn load_oriented_in_bands(
+    path: &Path,
+    budget: &Budget,
+    bands: usize,
+) -> Result<DynamicImage, LibraryError> {
     let bytes = crate::regular::read_photo(path).map_err(|e| LibraryError::image(path, e))?;
     check_complete_jpeg(&bytes, path)?;
-    decode_bytes(&bytes, path, None, budget)
+    decode_bytes_in_bands(&bytes, path, None, budget, bands)
 }
 
 /// A JPEG file must end with its end-of-image marker (trailing padding allowed). Decoders fill a

@@ -93,9 +93,7 @@ pub fn full_within(path: &Path, budget: &Budget) -> Result<RgbImage, LibraryErro
             .map_err(|e| LibraryError::io("cannot read", path, &e))?;
         return largest_preview(&bytes, path, budget, bands);
     }
-    let bytes = crate::regular::read_photo(path).map_err(|e| LibraryError::image(path, e))?;
-    decode::check_complete_jpeg(&bytes, path)?;
-    Ok(decode::decode_bytes_in_bands(&bytes, path, None, budget, bands)?.into_rgb8())
+    Ok(decode::load_oriented_in_bands(path, budget, bands)?.into_rgb8())
 }
 
 /// Rows of a photo at its own resolution, decoded before the rest: the band a zoomed loupe

@@ -10,7 +10,7 @@ const CARD_NOTICE: &str = "This is a camera card: nothing is written to it. Deci
 
 use darkroom_library::ScanEvent;
 
-use super::pictures::{FaceTile, Faces, Full, FullUpload, PartUpload, Picture};
+use super::pictures::{FaceTile, Faces, Full, FullUpload, PartUpload, Picture, TilesUp};
 use std::sync::mpsc::TrySendError;
 
 use super::state::{Closing, DarkRoom, StatusSource};
@@ -408,8 +408,7 @@ impl DarkRoom {
                         size,
                         histogram,
                         clipping,
-                        waiting: tiles,
-                        uploaded: Vec::new(),
+                        tiles: TilesUp::new(tiles),
                     });
                     return 0;
                 }
@@ -418,8 +417,7 @@ impl DarkRoom {
                         self.gallery.upload_part(PartUpload {
                             id: done.id,
                             size: part.size,
-                            waiting: part.tiles,
-                            uploaded: Vec::new(),
+                            tiles: TilesUp::new(part.tiles),
                         });
                     }
                     return 0;

@@ -106,13 +106,55 @@ pub struct PartTiles {
     pub tiles: Vec<(egui::Rect, TextureHandle)>,
 }
 
-/// Those rows on their way up, a tile at a time as the frame's pixels allow; drawn once all
-/// are up (a patchwork of them and the stretched picture would be neither).
+/// Tiles of a photo's own pixels on their way up, a few a frame: those not uploaded yet, and
+/// those that are.
+pub struct TilesUp {
+    waiting: Vec<(egui::Rect, egui::ColorImage)>,
+    uploaded: Vec<(egui::Rect, TextureHandle)>,
+}
+
+impl TilesUp {
+    pub fn new(tiles: Vec<(egui::Rect, egui::ColorImage)>) -> Self {
+        TilesUp {
+            waiting: tiles,
+            uploaded: Vec::new(),
+        }
+    }
+
+    /// Upload the next tile waiting if it has at most `room` pixels, as texture `what`-k of
+    /// photo `id`: the pixels uploaded (0 when none waited), None when it does not fit.
+    fn upload_next(
+        &mut self,
+        ctx: &egui::Context,
+        (id, what): (EntryId, &str),
+        options: egui::TextureOptions,
+        room: usize,
+    ) -> Option<usize> {
+        let Some((at, pixels)) = self.waiting.pop() else {
+            return Some(0);
+        };
+        let px = pixels.size[0] * pixels.size[1];
+        if px > room {
+            self.waiting.push((at, pixels));
+            return None;
+        }
+        let k = self.waiting.len();
+        let texture = ctx.load_texture(texture_name(id, &format!("{what}-{k}")), pixels, options);
+        self.uploaded.push((at, texture));
+        Some(px)
+    }
+
+    fn done(&self) -> bool {
+        self.waiting.is_empty()
+    }
+}
+
+/// Those rows on their way up; drawn once all are up (a patchwork of them and the stretched
+/// picture would be neither).
 pub struct PartUpload {
     pub id: EntryId,
     pub size: egui::Vec2,
-    pub waiting: Vec<(egui::Rect, egui::ColorImage)>,
-    pub uploaded: Vec<(egui::Rect, TextureHandle)>,
+    pub tiles: TilesUp,
 }
 
 /// A photo's own pixels on their way up, a few tiles a frame (a 24 MP photo's in one frame
@@ -122,9 +164,7 @@ pub struct FullUpload {
     pub size: egui::Vec2,
     pub histogram: darkroom_library::histogram::Histogram,
     pub clipping: egui::ColorImage,
-    /// Tiles not uploaded yet, and those that are.
-    pub waiting: Vec<(egui::Rect, egui::ColorImage)>,
-    pub uploaded: Vec<(egui::Rect, TextureHandle)>,
+    pub tiles: TilesUp,
 }
 
 #[derive(Default)]
@@ -192,26 +232,15 @@ impl Gallery {
                 continue;
             }
             let up = self.parts.front_mut()?;
-            let mut px = 0;
-            if let Some((at, pixels)) = up.waiting.pop() {
-                px = pixels.size[0] * pixels.size[1];
-                if px > room {
-                    up.waiting.push((at, pixels));
-                    return None;
-                }
-                let k = up.waiting.len();
-                let texture =
-                    ctx.load_texture(texture_name(id, &format!("part-{k}")), pixels, options);
-                up.uploaded.push((at, texture));
-                if !up.waiting.is_empty() {
-                    return Some(px);
-                }
+            let px = up.tiles.upload_next(ctx, (id, "part"), options, room)?;
+            if !up.tiles.done() {
+                return Some(px);
             }
             let up = self.parts.pop_front()?;
             if let Some(p) = self.get_mut(id) {
                 p.full_part = Some(PartTiles {
                     size: up.size,
-                    tiles: up.uploaded,
+                    tiles: up.tiles.uploaded,
                 });
             }
             return Some(px);
@@ -252,34 +281,20 @@ impl Gallery {
                 continue;
             }
             let up = self.uploads.front_mut()?;
-            let name = |what: &str| texture_name(id, what);
-            let mut px = 0;
-            if up
-                .waiting
-                .last()
-                .is_some_and(|(_, p)| p.size[0] * p.size[1] > room)
-            {
-                return None;
-            }
-            if let Some((at, pixels)) = up.waiting.pop() {
-                px = pixels.size[0] * pixels.size[1];
-                let k = up.waiting.len();
-                let texture = ctx.load_texture(name(&format!("full-{k}")), pixels, tiles);
-                up.uploaded.push((at, texture));
-                if !up.waiting.is_empty() {
-                    return Some(px);
-                }
+            let px = up.tiles.upload_next(ctx, (id, "full"), tiles, room)?;
+            if !up.tiles.done() {
+                return Some(px);
             }
             // With the last tile, the clipping mask (at most 2,048 px long): the photo is
             // ready in this frame, not the next.
             let up = self.uploads.pop_front()?;
-            px += up.clipping.size[0] * up.clipping.size[1];
-            let mask = ctx.load_texture(name("clipping"), up.clipping, clipping);
+            let px = px + up.clipping.size[0] * up.clipping.size[1];
+            let mask = ctx.load_texture(texture_name(id, "clipping"), up.clipping, clipping);
             if let Some(p) = self.get_mut(id) {
                 p.full_part = None;
                 p.full = Slot::Ready(FullTiles {
                     size: up.size,
-                    tiles: up.uploaded,
+                    tiles: up.tiles.uploaded,
                     histogram: up.histogram,
                     clipping: mask,
                 });
