@@ -323,6 +323,51 @@ fn zoomed_on_a_new_photo_the_rows_on_screen_come_before_the_rest() {
     );
 }
 
+/// A step is answered on screen in the frame it comes in: that frame draws the next photo from
+/// what is up already and uploads none of a photo's own pixels still going up (on lavapipe a
+/// frame that did took ~30 ms).
+#[test]
+fn the_frame_a_step_comes_in_uploads_no_tile() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (folder, _) = shoot(
+        dir.path(),
+        &[("astronaut.png", "a.png"), ("coffee.png", "z.png")],
+    );
+    let mut h = loupe_on_the_third(dir.path(), &folder);
+    h.hover_at(pos2(2.0, 2.0));
+    h.key_press(Key::Z);
+    settle(&mut h);
+    // Back onto the big photo, zoomed: its own pixels are asked for at once, and its 24 MP
+    // go up over several frames.
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(1);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !h.state().gallery.uploading() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the big photo's tiles never started up"
+        );
+        h.run_steps(1);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // A frame without a key would upload the next tile (the first always goes).
+    let before = h.state().gallery.tiles_up();
+    crate::gui_pace::keys_in_one_frame(&mut h, &[(Key::ArrowLeft, Modifiers::NONE)]);
+    let app = h.state();
+    let first = app.cull.selected_id().expect("a photo");
+    assert_eq!(app.cull.selected, 0, "the key stepped to the first photo");
+    assert!(
+        app.loupe_drew().is_some_and(|(d, _)| d == first),
+        "the frame of the step drew {:?}, not the first photo",
+        app.loupe_drew()
+    );
+    assert_eq!(
+        app.gallery.tiles_up(),
+        before,
+        "the frame the step came in uploaded a tile"
+    );
+}
+
 fn photo_labels(
     h: &egui_kittest::Harness<'static, darkroom_app::gui::DarkRoom>,
     words: &str,

@@ -58,6 +58,23 @@ pub enum Action {
     SameMoment,
 }
 
+impl Action {
+    /// Moves the selection to another photo: the frame it comes in answers it on screen.
+    pub fn moves(self) -> bool {
+        matches!(
+            self,
+            Action::Next
+                | Action::Previous
+                | Action::Up
+                | Action::Down
+                | Action::ExtendNext
+                | Action::ExtendPrevious
+                | Action::ExtendUp
+                | Action::ExtendDown
+        )
+    }
+}
+
 pub struct Binding {
     pub key: Key,
     pub modifiers: Modifiers,

@@ -15,7 +15,7 @@ use std::sync::mpsc::TrySendError;
 
 use super::state::{Closing, DarkRoom, StatusSource};
 use super::tasks::take_answer;
-use super::theme::LOUPE_SIDE;
+use super::theme::{LOUPE_SIDE, THUMB_SIDE};
 use super::workers::{CatalogReport, CatalogRequest, FullMade, Made, Want, ZoomedView};
 use darkroom_index::culling::{DecisionAck, EntryId};
 
@@ -27,6 +27,8 @@ const CATALOG_REPORTS: usize = 4096;
 /// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures (those may go
 /// past it by one picture; a tile goes up only if it fits).
 const UPLOAD_PIXELS: usize = 8 << 20;
+/// … and in the frame a step comes in: four grid thumbnails.
+const STEP_UPLOAD_PIXELS: usize = 4 * (THUMB_SIDE as usize).pow(2);
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
 const LOUPE_KEPT: usize = 1;
 /// Thumbnails and face close-ups held as textures, at most (least recently shown let go
@@ -347,25 +349,44 @@ impl DarkRoom {
 
     fn poll_pictures(&mut self, ctx: &egui::Context) {
         // A frame uploads at most about this many pixels: one photo's own pixels go up a few
-        // tiles a frame, and pictures that came together wait their turn.
+        // tiles a frame, and pictures that came together wait their turn. The frame a step
+        // comes in draws the next photo from what is up already, so it uploads no more than a
+        // few thumbnails: a bigger upload would only delay the step on screen (on lavapipe an
+        // 8 MP upload can take 30 ms).
+        let step = ctx.input(|i| super::keymap::pressed(&i.events).iter().any(|a| a.moves()));
+        let budget = if step {
+            STEP_UPLOAD_PIXELS
+        } else {
+            UPLOAD_PIXELS
+        };
         let mut uploaded = 0;
-        while uploaded < UPLOAD_PIXELS {
-            match self.tasks.thumbs.done.answer() {
+        while uploaded < budget {
+            let done = match self.tasks.thumbs.next_done() {
                 None => break,
-                Some(Ok(done)) => uploaded += self.take_picture(ctx, done),
+                Some(Ok(done)) => done,
                 Some(Err(died)) => {
                     self.notices.push(died);
                     break;
                 }
+            };
+            // Outside a step frame a picture may go past the budget (the first always goes).
+            let px = pixels_of(&done);
+            if px > budget.saturating_sub(uploaded) && (step || uploaded > 0) {
+                self.tasks.thumbs.hold(done);
+                break;
             }
+            uploaded += self.take_picture(ctx, done);
         }
-        // A tile goes up if it fits what is left of the frame's pixels (the first always):
-        // the rows a zoomed loupe shows before any whole photo's.
+        // A tile goes up if it fits what is left of the frame's pixels (outside a step frame
+        // the first always): the rows a zoomed loupe shows before any whole photo's.
         loop {
             let room = match uploaded {
-                0 => usize::MAX,
-                _ => UPLOAD_PIXELS.saturating_sub(uploaded),
+                0 if !step => usize::MAX,
+                _ => budget.saturating_sub(uploaded),
             };
+            if room == 0 {
+                break;
+            }
             let px = match self.gallery.upload_part_tile(ctx, FULL_PIXELS, room) {
                 Some(px) => Some(px),
                 None if self.gallery.parts_waiting() => None,
@@ -379,7 +400,7 @@ impl DarkRoom {
             uploaded += px;
         }
         // What this frame left waits for the next: ask for it.
-        if uploaded >= UPLOAD_PIXELS || self.gallery.uploading() {
+        if step || uploaded >= budget || self.gallery.uploading() {
             ctx.request_repaint();
         }
     }
@@ -747,4 +768,12 @@ fn outside_words(names: &[String]) -> String {
 /// A path as a case-insensitive volume compares it.
 fn lowercase(p: &std::path::Path) -> std::path::PathBuf {
     std::path::PathBuf::from(p.to_string_lossy().to_lowercase())
+}
+
+/// The pixels `done` uploads when taken (a photo's own pixels go up tile by tile, later).
+fn pixels_of(done: &super::workers::ThumbDone) -> usize {
+    match &done.result {
+        Ok(Made::Picture { image, .. }) => image.size[0] * image.size[1],
+        _ => 0,
+    }
 }

@@ -194,6 +194,8 @@ pub struct Gallery {
     uploads: std::collections::VecDeque<FullUpload>,
     /// The rows zoomed loupes show, going up before any whole.
     parts: std::collections::VecDeque<PartUpload>,
+    /// Tiles of photos' own pixels uploaded since the window opened.
+    tiles_up: u64,
 }
 
 fn texture_bytes(t: &TextureHandle) -> usize {
@@ -233,7 +235,9 @@ impl Gallery {
             }
             let up = self.parts.front_mut()?;
             let px = up.tiles.upload_next(ctx, (id, "part"), options, room)?;
-            if !up.tiles.done() {
+            let done = up.tiles.done();
+            self.tiles_up += u64::from(px > 0);
+            if !done {
                 return Some(px);
             }
             let up = self.parts.pop_front()?;
@@ -259,6 +263,11 @@ impl Gallery {
         !self.parts.is_empty()
     }
 
+    /// Tiles of photos' own pixels uploaded since the window opened.
+    pub fn tiles_up(&self) -> u64 {
+        self.tiles_up
+    }
+
     /// Whether a photo's own pixels are still going up.
     pub fn uploading(&self) -> bool {
         !self.uploads.is_empty() || !self.parts.is_empty()
@@ -282,7 +291,9 @@ impl Gallery {
             }
             let up = self.uploads.front_mut()?;
             let px = up.tiles.upload_next(ctx, (id, "full"), tiles, room)?;
-            if !up.tiles.done() {
+            let done = up.tiles.done();
+            self.tiles_up += u64::from(px > 0);
+            if !done {
                 return Some(px);
             }
             // With the last tile, the clipping mask (at most 2,048 px long): the photo is

@@ -342,7 +342,10 @@ impl QueueState {
 pub struct ThumbPool {
     jobs: Arc<PictureQueue>,
     full_jobs: SyncSender<ThumbJob>,
-    pub done: Task<ThumbDone>,
+    done: Task<ThumbDone>,
+    /// An answer taken but not uploaded: the frame that answers a step keeps its uploads
+    /// small, so the next frame takes it first.
+    held: Option<ThumbDone>,
     current: Arc<AtomicU64>,
     /// How long a grid thumbnail takes now, in µs: a running mean of the last few.
     thumb_cost: Arc<AtomicU64>,
@@ -380,6 +383,20 @@ impl Drop for ThumbPool {
 }
 
 impl ThumbPool {
+    /// The next answer: one held back first, then what the workers sent; None while they work.
+    pub fn next_done(&mut self) -> Option<Result<ThumbDone, String>> {
+        match self.held.take() {
+            Some(done) => Some(Ok(done)),
+            None => self.done.answer(),
+        }
+    }
+
+    /// Keep `done` for the next call of [`ThumbPool::next_done`].
+    pub fn hold(&mut self, done: ThumbDone) {
+        debug_assert!(self.held.is_none(), "one answer held at a time");
+        self.held = Some(done);
+    }
+
     /// A new folder is open: what was asked for the last one is no longer worth making.
     pub fn set_generation(&self, generation: u64) {
         self.current.store(generation, Ordering::Relaxed);
@@ -500,6 +517,7 @@ pub fn thumb_pool(
         jobs: queue,
         full_jobs: full_tx,
         done,
+        held: None,
         current,
         thumb_cost,
         full,
