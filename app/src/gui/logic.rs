@@ -24,9 +24,12 @@ use darkroom_index::culling::{DecisionAck, EntryId};
 const SCAN_EVENTS: usize = 2048;
 const CATALOG_REPORTS: usize = 4096;
 /// Pixels a frame uploads at most, about: two tiles of a photo's own pixels (a 24 MP photo's
-/// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures (those may go
-/// past it by one picture; a tile goes up only if it fits).
+/// upload in one frame took 60–130 ms on lavapipe), or a few screen pictures (the first of a
+/// frame goes up whatever its size, the rest and the tiles only if they fit) …
 const UPLOAD_PIXELS: usize = 8 << 20;
+/// … while the photo shown waits for its own pixels: three tiles (a 24 MP photo in two frames,
+/// not three; such a frame took ~30 ms on lavapipe) …
+const WAITED_UPLOAD_PIXELS: usize = 12 << 20;
 /// … and in the frame a step comes in: four grid thumbnails.
 const STEP_UPLOAD_PIXELS: usize = 4 * (THUMB_SIDE as usize).pow(2);
 /// Loupe pictures kept on each side of the photo shown (the loupe prefetches one each way).
@@ -353,11 +356,22 @@ impl DarkRoom {
         // comes in draws the next photo from what is up already, so it uploads no more than a
         // few thumbnails: a bigger upload would only delay the step on screen (on lavapipe an
         // 8 MP upload can take 30 ms).
-        let step = ctx.input(|i| super::keymap::pressed(&i.events).iter().any(|a| a.moves()));
-        let budget = if step {
-            STEP_UPLOAD_PIXELS
-        } else {
-            UPLOAD_PIXELS
+        // A hidden window calls `logic` alone, its last frame's keys still in the input: they
+        // are read in the first call of a pass only.
+        let pass = ctx.cumulative_pass_nr();
+        let new_pass = self.ui_state.pictures_pass.replace(pass) != Some(pass);
+        let step =
+            new_pass && ctx.input(|i| super::keymap::pressed(&i.events).iter().any(|a| a.moves()));
+        // Stopped on a photo whose own pixels are going up, the person waits for them: they go
+        // up in fewer, longer frames.
+        let waited = self
+            .cull
+            .selected_id()
+            .is_some_and(|id| self.gallery.full_going_up(id));
+        let budget = match (step, waited) {
+            (true, _) => STEP_UPLOAD_PIXELS,
+            (false, true) => WAITED_UPLOAD_PIXELS,
+            (false, false) => UPLOAD_PIXELS,
         };
         let mut uploaded = 0;
         while uploaded < budget {
@@ -400,7 +414,7 @@ impl DarkRoom {
             uploaded += px;
         }
         // What this frame left waits for the next: ask for it.
-        if step || uploaded >= budget || self.gallery.uploading() {
+        if step || uploaded >= budget || self.gallery.uploading() || self.tasks.thumbs.holding() {
             ctx.request_repaint();
         }
     }
@@ -409,7 +423,7 @@ impl DarkRoom {
     fn take_picture(&mut self, ctx: &egui::Context, done: super::workers::ThumbDone) -> usize {
         let mut pixels = 0;
         {
-            let Some(pictures) = self.gallery.get_mut(done.id) else {
+            let Some((pictures, spares)) = self.gallery.slot_and_spares(done.id) else {
                 // Asked for by a folder no longer open.
                 return 0;
             };
@@ -467,7 +481,8 @@ impl DarkRoom {
                 }
                 Ok(Made::Picture { side, image }) => {
                     pixels = image.size[0] * image.size[1];
-                    let texture = ctx.load_texture(
+                    let texture = spares.texture(
+                        ctx,
                         name(&side.to_string()),
                         image,
                         egui::TextureOptions::LINEAR,
@@ -496,9 +511,12 @@ impl DarkRoom {
                     (side, Picture::Failed(err))
                 }
             };
-            match picture {
-                (LOUPE_SIDE, p) => pictures.loupe = p,
-                (_, p) => pictures.thumb = p,
+            let was = match picture {
+                (LOUPE_SIDE, p) => std::mem::replace(&mut pictures.loupe, p),
+                (_, p) => std::mem::replace(&mut pictures.thumb, p),
+            };
+            if let Picture::Ready(texture) = was {
+                spares.put(texture);
             }
         }
         pixels
@@ -525,6 +543,11 @@ impl DarkRoom {
         } else {
             Vec::new()
         };
+        let screen_up = shown.is_some_and(|(id, _)| {
+            self.gallery
+                .get(id)
+                .is_some_and(|p| p.loupe.ready().is_some())
+        });
         let cull = &self.cull;
         let costs = super::pace::Costs {
             thumb: self.tasks.thumbs.thumb_cost(),
@@ -533,7 +556,7 @@ impl DarkRoom {
         let mut plan = self
             .ui_state
             .pace
-            .plan(now, !self.zoom.is_fit(), costs, |k| {
+            .plan(now, !self.zoom.is_fit(), screen_up, costs, |k| {
                 at.checked_add_signed(k).and_then(|v| cull.visible_id(v))
             });
         plan.pictures.extend(

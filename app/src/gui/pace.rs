@@ -106,10 +106,15 @@ impl Pace {
     /// dwell; at a faster one (tapping at 4 a second) only once the person has stayed longer
     /// than their pace, so tapping never pays for 24 MP decodes it moves on from; none after
     /// a jump, the first photo or a slow pace.
-    pub fn full_dwell(&self, full_cost: Duration) -> Duration {
+    ///
+    /// `screen_up`: the photo's screen picture is on screen already (made ahead while the last
+    /// photo was looked at): at a pace slow enough for the full, the short dwell only gave the
+    /// screen picture the cores first, so there is none.
+    pub fn full_dwell(&self, full_cost: Duration, screen_up: bool) -> Duration {
         match self.interval {
             None => Duration::ZERO,
             Some(i) if i >= LOOKING => Duration::ZERO,
+            Some(i) if i >= FULL_DWELL + full_cost && screen_up => Duration::ZERO,
             Some(i) if i >= FULL_DWELL + full_cost => FULL_DWELL,
             Some(i) => (i + i / 4).max(FULL_DWELL),
         }
@@ -122,7 +127,7 @@ impl Pace {
 
     /// The loupe's plan at `now`; `around(k)` is the photo `k` places from the one shown (in
     /// the order shown), if there is one; `zoomed`: at 100 % or more, where the photo's own
-    /// pixels are what the screen shows.
+    /// pixels are what the screen shows; `screen_up`: its screen picture is up already.
     ///
     /// `costs.thumb`: how long a grid thumbnail takes to make now. Skimming faster than that, a
     /// thumbnail begun for the photo shown (or the next) comes after the person has moved on,
@@ -132,6 +137,7 @@ impl Pace {
         &self,
         now: Duration,
         zoomed: bool,
+        screen_up: bool,
         costs: Costs,
         around: impl Fn(isize) -> Option<EntryId>,
     ) -> Plan {
@@ -180,7 +186,7 @@ impl Pace {
             pictures.push((back, Want::Side(LOUPE_SIDE)));
             pictures.push((back, Want::Facts));
         }
-        let dwell = self.full_dwell(costs.full);
+        let dwell = self.full_dwell(costs.full, screen_up);
         if zoomed {
             plan.full.push(shown);
             plan.full.extend(around(d));
@@ -232,7 +238,7 @@ mod tests {
         }
         let now = t0 + Duration::from_millis(160);
         assert!(pace.skimming(now));
-        let plan = pace.plan(now, false, COST, around(&ids, 7));
+        let plan = pace.plan(now, false, false, COST, around(&ids, 7));
         assert!(
             !plan
                 .pictures
@@ -259,7 +265,7 @@ mod tests {
             thumb: Duration::from_millis(2),
             ..COST
         };
-        let plan = pace.plan(now, false, cheap, around(&ids, 7));
+        let plan = pace.plan(now, false, false, cheap, around(&ids, 7));
         assert_eq!(plan.pictures[0], (ids[6], Want::Side(THUMB_SIDE)));
         assert!(plan.full.is_empty());
         assert_eq!(
@@ -269,7 +275,7 @@ mod tests {
         // Stopped: the screen picture first after the thumbnail, the next one's, then the full.
         let stopped = t0 + Duration::from_millis(150) + SKIM_BELOW;
         assert!(!pace.skimming(stopped));
-        let plan = pace.plan(stopped, false, COST, around(&ids, 7));
+        let plan = pace.plan(stopped, false, false, COST, around(&ids, 7));
         assert_eq!(
             plan.pictures[..4],
             [
@@ -295,7 +301,7 @@ mod tests {
         pace.observe(Some((ids[1], 1)), t0 + Duration::from_millis(250));
         let now = t0 + Duration::from_millis(260);
         assert!(!pace.skimming(now));
-        let plan = pace.plan(now, false, COST, around(&ids, 1));
+        let plan = pace.plan(now, false, false, COST, around(&ids, 1));
         assert_eq!(plan.pictures[3], (ids[2], Want::Side(LOUPE_SIDE)));
         assert!(plan.pictures.contains(&(ids[0], Want::Side(LOUPE_SIDE))));
         assert!(plan.full.is_empty(), "within the dwell");
@@ -309,6 +315,7 @@ mod tests {
         let at = |t: Duration| {
             pace.plan(
                 t0 + Duration::from_millis(250) + t,
+                false,
                 false,
                 COST,
                 around(&ids, 1),
@@ -327,19 +334,41 @@ mod tests {
         let plan = slower.plan(
             t0 + Duration::from_millis(500) + FULL_DWELL,
             false,
+            false,
             COST,
             around(&ids, 1),
         );
         assert_eq!(plan.full, vec![ids[1]]);
+        // … and at once where its screen picture is up already (made ahead).
+        let ahead = |screen_up| {
+            slower
+                .plan(
+                    t0 + Duration::from_millis(501),
+                    false,
+                    screen_up,
+                    COST,
+                    around(&ids, 1),
+                )
+                .full
+        };
+        assert_eq!(ahead(true), vec![ids[1]]);
+        assert!(ahead(false).is_empty(), "the screen picture first");
+        // Not at 4 a second, screen picture or not.
+        assert!(
+            pace.plan(now, false, true, COST, around(&ids, 1))
+                .full
+                .is_empty()
+        );
         // Zoomed: the photo's own pixels at once, and the next one's.
         assert_eq!(
-            pace.plan(now, true, COST, around(&ids, 1)).full,
+            pace.plan(now, true, false, COST, around(&ids, 1)).full,
             vec![ids[1], ids[2]]
         );
         // Looking at each photo a while: no dwell.
         pace.observe(Some((ids[2], 2)), t0 + Duration::from_millis(250) + LOOKING);
         let plan = pace.plan(
             t0 + Duration::from_millis(250) + LOOKING,
+            false,
             false,
             COST,
             around(&ids, 2),
@@ -364,6 +393,7 @@ mod tests {
         let plan = pace.plan(
             t0 + Duration::from_millis(130),
             false,
+            false,
             COST,
             around(&ids, 19),
         );
@@ -373,6 +403,9 @@ mod tests {
             "backwards"
         );
         pace.observe(None, t0);
-        assert_eq!(pace.plan(t0, false, COST, around(&ids, 0)), Plan::default());
+        assert_eq!(
+            pace.plan(t0, false, false, COST, around(&ids, 0)),
+            Plan::default()
+        );
     }
 }

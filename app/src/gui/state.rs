@@ -132,6 +132,8 @@ pub struct UiState {
     pub grid_offset: Option<f32>,
     /// Frames drawn so far: background work starts once the first is on screen.
     pub frames: u64,
+    /// The pass whose keys the picture uploads last read (`Context::cumulative_pass_nr`).
+    pub pictures_pass: Option<u64>,
     /// The grid's columns at the last frame (Up and Down move by a row).
     pub columns: usize,
     /// Where the loupe drew its photo in the last frame (None: no loupe on screen), so a zoom

@@ -391,6 +391,11 @@ impl ThumbPool {
         }
     }
 
+    /// Whether an answer is held for the next frame.
+    pub fn holding(&self) -> bool {
+        self.held.is_some()
+    }
+
     /// Keep `done` for the next call of [`ThumbPool::next_done`].
     pub fn hold(&mut self, done: ThumbDone) {
         debug_assert!(self.held.is_none(), "one answer held at a time");
