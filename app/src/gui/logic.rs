@@ -565,11 +565,22 @@ impl DarkRoom {
                 .map(|&id| (id, super::workers::Want::Side(LOUPE_SIDE))),
         );
         // While the photo shown waits for its own pixels, the pool makes only what comes
-        // before them.
-        let awaited = shown.is_some_and(|(id, _)| {
-            plan.full.contains(&id) && self.gallery.get(id).is_some_and(|p| p.full.waiting())
+        // before them, and less until they are decoded.
+        // Asked for now or before, and not yet here (unless the full thread is gone).
+        let awaited = shown
+            .map(|(id, _)| id)
+            .filter(|id| plan.full.contains(id))
+            .and_then(|id| Some((id, self.gallery.get(id)?)))
+            .filter(|(_, p)| {
+                p.full.waiting() || (matches!(p.full, Full::None) && !self.tasks.thumbs.full_gone())
+            });
+        let hold_from = awaited.map(|(id, _)| {
+            if self.tasks.thumbs.decoded(id) || self.gallery.full_made(id) {
+                plan.before_full
+            } else {
+                plan.while_decoding
+            }
         });
-        let hold_from = awaited.then_some(plan.before_full);
         // Where a zoomed loupe looks: its photo's rows there are decoded before the rest.
         let view = match (shown, self.zoom.scale, self.ui_state.loupe_pane) {
             (Some((id, _)), Some(scale), Some(pane)) if scale > 0.0 => Some(ZoomedView {

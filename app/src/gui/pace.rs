@@ -64,6 +64,10 @@ pub struct Plan {
     /// are being made, the rest waits, so a stop's full decode shares the cores only with the
     /// photo's and the next one's screen pictures and two thumbnails.
     pub before_full: usize,
+    /// Of those, how many come before the photo's own pixels are decoded: with them asked
+    /// for, the next photo's screen picture waits for the decode (which then has the cores to
+    /// itself) and is made while the tiles are cut and go up.
+    pub while_decoding: usize,
 }
 
 impl Pace {
@@ -148,6 +152,7 @@ impl Pace {
         let d = self.direction;
         let skimming = self.skimming(now);
         let shown_for = self.shown_for(now);
+        let dwell = self.full_dwell(costs.full, screen_up);
         let mut pictures = std::mem::take(&mut plan.pictures);
         let thumb = |k: isize| around(d * k).map(|id| (id, Want::Side(THUMB_SIDE)));
         let ahead = THUMBS_AHEAD as isize;
@@ -164,17 +169,30 @@ impl Pace {
             pictures.push((shown, Want::Facts));
             // Zoomed, its own pixels are asked for while skimming too: nothing waits for them.
             plan.before_full = pictures.len();
+            plan.while_decoding = plan.before_full;
         } else {
             pictures.push((shown, Want::Side(THUMB_SIDE)));
             pictures.push((shown, Want::Side(LOUPE_SIDE)));
             pictures.push((shown, Want::Facts));
-            if let Some(next) = around(d) {
-                pictures.push((next, Want::Side(LOUPE_SIDE)));
-                pictures.push((next, Want::Facts));
+            let next: Vec<_> = around(d)
+                .into_iter()
+                .flat_map(|next| [(next, Want::Side(LOUPE_SIDE)), (next, Want::Facts)])
+                .collect();
+            // A stop within a walk: the next photo's screen picture waits for the decode.
+            // Not after a jump or a long look, where a walk may begin: its first steps want
+            // the cores for their thumbnails more than the next screen picture's wait frees.
+            let in_walk = self.interval.is_some_and(|i| i < LOOKING);
+            let wait_decode = in_walk && (zoomed || shown_for >= dwell);
+            if !wait_decode {
+                pictures.extend(next.iter().copied());
             }
             // The next two thumbnails too: a stop that turns into a walk again (a long look,
             // then a burst) has them at once.
             pictures.extend((1..=THUMBS_BEFORE_FULL as isize).filter_map(thumb));
+            plan.while_decoding = pictures.len();
+            if wait_decode {
+                pictures.extend(next);
+            }
             plan.before_full = pictures.len();
             pictures.extend(
                 (THUMBS_BEFORE_FULL as isize + 1..=THUMBS_AHEAD_TAPPING as isize).filter_map(thumb),
@@ -186,7 +204,6 @@ impl Pace {
             pictures.push((back, Want::Side(LOUPE_SIDE)));
             pictures.push((back, Want::Facts));
         }
-        let dwell = self.full_dwell(costs.full, screen_up);
         if zoomed {
             plan.full.push(shown);
             plan.full.extend(around(d));
@@ -272,19 +289,24 @@ mod tests {
             plan.revisit_in,
             Some(SKIM_BELOW.saturating_sub(Duration::from_millis(10)))
         );
-        // Stopped: the screen picture first after the thumbnail, the next one's, then the full.
+        // Stopped: the screen picture first after the thumbnail, two thumbnails ahead, the
+        // next one's screen picture, then the full.
         let stopped = t0 + Duration::from_millis(150) + SKIM_BELOW;
         assert!(!pace.skimming(stopped));
         let plan = pace.plan(stopped, false, false, COST, around(&ids, 7));
         assert_eq!(
-            plan.pictures[..4],
+            plan.pictures[..6],
             [
                 (ids[7], Want::Side(THUMB_SIDE)),
                 (ids[7], Want::Side(LOUPE_SIDE)),
                 (ids[7], Want::Facts),
+                (ids[6], Want::Side(THUMB_SIDE)),
+                (ids[5], Want::Side(THUMB_SIDE)),
                 (ids[6], Want::Side(LOUPE_SIDE)),
             ]
         );
+        // The next one's screen picture waits for the decode, not for the upload.
+        assert_eq!((plan.while_decoding, plan.before_full), (5, 7));
         assert_eq!(
             plan.full,
             vec![ids[7]],

@@ -360,6 +360,11 @@ impl Gallery {
         self.tiles_up
     }
 
+    /// Whether photo `id`'s own pixels are made and going up.
+    pub fn full_made(&self, id: EntryId) -> bool {
+        self.uploads.iter().any(|up| up.id == id)
+    }
+
     /// Whether photo `id`'s own pixels are the next to go up.
     pub fn full_going_up(&self, id: EntryId) -> bool {
         self.parts.is_empty() && self.uploads.front().is_some_and(|up| up.id == id)

@@ -4,8 +4,8 @@
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
 use darkroom_library::thumbs::{Source, ThumbCache};
@@ -343,6 +343,8 @@ pub struct ThumbPool {
     jobs: Arc<PictureQueue>,
     full_jobs: SyncSender<ThumbJob>,
     done: Task<ThumbDone>,
+    /// The full-resolution thread took no more jobs (it ended).
+    full_gone: AtomicBool,
     /// An answer taken but not uploaded: the frame that answers a step keeps its uploads
     /// small, so the next frame takes it first.
     held: Option<ThumbDone>,
@@ -360,6 +362,8 @@ struct FullShared {
     view: Mutex<Option<ZoomedView>>,
     /// How long a photo's own pixels take now, decode to tiles, in µs (a running mean).
     cost: AtomicU64,
+    /// The photo whose own pixels were decoded last (their tiles may still be being cut).
+    decoded: Mutex<Option<EntryId>>,
 }
 
 impl FullShared {
@@ -410,7 +414,14 @@ impl ThumbPool {
     /// Queue `job` where its kind is made; false when that queue is full.
     pub fn send(&self, job: ThumbJob) -> bool {
         match job.want {
-            Want::Full | Want::Faces => self.full_jobs.try_send(job).is_ok(),
+            Want::Full | Want::Faces => match self.full_jobs.try_send(job) {
+                Ok(()) => true,
+                Err(TrySendError::Full(_)) => false,
+                Err(TrySendError::Disconnected(_)) => {
+                    self.full_gone.store(true, Ordering::Relaxed);
+                    false
+                }
+            },
             Want::Side(_) | Want::Facts => self.jobs.try_send(job),
         }
     }
@@ -437,6 +448,17 @@ impl ThumbPool {
     /// How long a photo's own pixels take to make now.
     pub fn full_cost(&self) -> std::time::Duration {
         std::time::Duration::from_micros(self.full.cost.load(Ordering::Relaxed))
+    }
+
+    /// Whether the full-resolution thread has ended (nothing asked of it will come).
+    pub fn full_gone(&self) -> bool {
+        self.full_gone.load(Ordering::Relaxed)
+    }
+
+    /// Whether photo `id`'s own pixels were the last decoded (their tiles may still be being
+    /// cut).
+    pub fn decoded(&self, id: EntryId) -> bool {
+        self.full.decoded.lock().is_ok_and(|d| *d == Some(id))
     }
 
     /// The order the window wants its pictures in (see [`PictureQueue::set_plan`]).
@@ -474,6 +496,7 @@ pub fn thumb_pool(
         wanted: Mutex::new(Vec::new()),
         view: Mutex::new(None),
         cost: AtomicU64::new(FULL_COST_GUESS.as_micros() as u64),
+        decoded: Mutex::new(None),
     });
     let threads = threads.max(1);
     // One task whose reporter every pool thread shares: the channel closes when all have ended.
@@ -522,6 +545,7 @@ pub fn thumb_pool(
         jobs: queue,
         full_jobs: full_tx,
         done,
+        full_gone: AtomicBool::new(false),
         held: None,
         current,
         thumb_cost,
@@ -634,7 +658,13 @@ fn full_worker(
         let result = if still_wanted() {
             // One decode for the view and the faces' close-ups.
             let started = std::time::Instant::now();
-            match darkroom_library::working::full(&job.path) {
+            let decoded = darkroom_library::working::full(&job.path);
+            if let Ok(mut d) = shared.decoded.lock() {
+                *d = Some(job.id);
+            }
+            // The window's next plan lets the next photo's screen picture begin.
+            out.wake();
+            match decoded {
                 Err(e) => Err(e.to_string()),
                 Ok(img) => {
                     let faces = super::faces::crops_of(&img, &job.photo, catalog);
