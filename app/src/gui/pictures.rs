@@ -630,14 +630,13 @@ mod tests {
     use super::*;
     use darkroom_index::culling::Culling;
 
-    #[test]
-    fn a_texture_let_go_takes_the_next_picture_of_its_size() {
-        let ctx = egui::Context::default();
+    /// A gallery open on a folder of `n` photos, and their ids.
+    fn gallery_of(n: usize) -> (Gallery, Vec<EntryId>) {
         let mut cull = Culling::default();
         let generation = cull.open("/shoot".into());
         let mut g = Gallery::default();
         g.open(generation);
-        let ids: Vec<EntryId> = (0..3)
+        let ids = (0..n)
             .map(|i| {
                 let id = cull.push(darkroom_library::Item {
                     primary: format!("/shoot/{i}.jpg").into(),
@@ -648,6 +647,13 @@ mod tests {
                 id
             })
             .collect();
+        (g, ids)
+    }
+
+    #[test]
+    fn a_texture_let_go_takes_the_next_picture_of_its_size() {
+        let ctx = egui::Context::default();
+        let (mut g, ids) = gallery_of(3);
         let screen = |shade| egui::ColorImage::filled([1024, 683], egui::Color32::from_gray(shade));
         let options = egui::TextureOptions::LINEAR;
         let first = g.spares.texture(&ctx, "a".into(), screen(10), options);
@@ -705,23 +711,9 @@ mod tests {
     #[test]
     fn thumbnails_stay_within_the_budget_and_what_is_on_screen_stays() {
         let ctx = egui::Context::default();
-        let mut cull = Culling::default();
-        let generation = cull.open("/shoot".into());
-        let mut g = Gallery::default();
-        g.open(generation);
+        let (mut g, ids) = gallery_of(20);
         let tile = egui::ColorImage::filled([64, 64], egui::Color32::GRAY);
         let each = 64 * 64 * 4;
-        let ids: Vec<EntryId> = (0..20)
-            .map(|i| {
-                let id = cull.push(darkroom_library::Item {
-                    primary: format!("/shoot/{i}.jpg").into(),
-                    twin: None,
-                    kind: darkroom_library::ItemKind::Raster,
-                });
-                g.push(id);
-                id
-            })
-            .collect();
         // Scrolled past in frames 0..20, one photo a frame; the last four on screen now.
         for (f, id) in ids.iter().enumerate() {
             g.seen(*id);

@@ -136,18 +136,7 @@ impl DarkRoom {
 
     fn act(&mut self, action: Action) {
         let columns = self.ui_state_columns();
-        if matches!(
-            action,
-            Action::Next
-                | Action::Previous
-                | Action::Up
-                | Action::Down
-                | Action::ExtendNext
-                | Action::ExtendPrevious
-                | Action::ExtendUp
-                | Action::ExtendDown
-                | Action::Back
-        ) {
+        if action.moves() || action == Action::Back {
             self.ui_state.follow_selection = true;
         }
         let grid = self.cull.view == View::Grid;
