@@ -153,6 +153,8 @@ impl Pace {
         let skimming = self.skimming(now);
         let shown_for = self.shown_for(now);
         let dwell = self.full_dwell(costs.full, screen_up);
+        // Its own pixels are asked for now.
+        let full_now = zoomed || (!skimming && shown_for >= dwell);
         let mut pictures = std::mem::take(&mut plan.pictures);
         let thumb = |k: isize| around(d * k).map(|id| (id, Want::Side(THUMB_SIDE)));
         let ahead = THUMBS_AHEAD as isize;
@@ -182,7 +184,7 @@ impl Pace {
             // Not after a jump or a long look, where a walk may begin: its first steps want
             // the cores for their thumbnails more than the next screen picture's wait frees.
             let in_walk = self.interval.is_some_and(|i| i < LOOKING);
-            let wait_decode = in_walk && (zoomed || shown_for >= dwell);
+            let wait_decode = in_walk && full_now;
             if !wait_decode {
                 pictures.extend(next.iter().copied());
             }
@@ -204,11 +206,11 @@ impl Pace {
             pictures.push((back, Want::Side(LOUPE_SIDE)));
             pictures.push((back, Want::Facts));
         }
+        if full_now {
+            plan.full.push(shown);
+        }
         if zoomed {
-            plan.full.push(shown);
             plan.full.extend(around(d));
-        } else if !skimming && shown_for >= dwell {
-            plan.full.push(shown);
         }
         plan.revisit_in = if skimming {
             Some(SKIM_BELOW.saturating_sub(shown_for))
@@ -396,6 +398,9 @@ mod tests {
             around(&ids, 2),
         );
         assert_eq!(plan.full, vec![ids[2]]);
+        // … where a walk may begin: the next screen picture does not wait for the decode.
+        assert_eq!(plan.while_decoding, plan.before_full);
+        assert_eq!(plan.pictures[3], (ids[3], Want::Side(LOUPE_SIDE)));
     }
 
     #[test]
