@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, clock, decide, export, faces, index, ingest, ladder_worker, models, parity, probe,
-    propose, subject, thumbnails,
+    backend, clock, decide, export, faces, index, ingest, ladder_worker, models, parity, people,
+    probe, propose, subject, thumbnails,
 };
 
 #[derive(Debug, Parser)]
@@ -60,6 +60,8 @@ pub enum Command {
     /// Several cameras, one shoot: each body's clock correction, entered or worked out from
     /// two frames of the same moment; bursts, scenes and sorting use the corrected times.
     Clock(clock::Args),
+    /// The people the index found, and key people: `list [FOLDER]`, `star NAME`, `unstar NAME`.
+    People(people::Args),
     /// Copy (or move) the picks, with their RAW/JPEG twin and sidecars, into a folder for the
     /// next tool; a list of what was copied goes with them.
     Export(export::Args),
@@ -97,6 +99,9 @@ pub enum Command {
     /// The focus measures against blur whose truth is known: the whole frame, the subject, the
     /// background and the eyes blurred in series (docs/SUBJECT-FOCUS.md).
     BenchFocus(bench::focus::Args),
+    /// The face mesh (and the eye-state model) against faces a person labelled: precision and
+    /// recall for closed eyes, smiles and gaze (docs/EXPRESSIONS.md).
+    BenchExpressions(bench::expressions::Args),
     /// Scenes, brackets, pans and misfires on a synthetic shoot of known truth: the adjusted
     /// Rand index of scenes, set frames proposed for rejection, misfires found, across each
     /// control (docs/SCENES.md).
@@ -137,6 +142,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Decide(args) => decide::run(args),
         Command::Ingest(args) => ingest::run(args),
         Command::Clock(args) => clock::run(args),
+        Command::People(args) => people::run(args),
         Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),
         Command::Parity(args) => parity::run(args),
@@ -151,6 +157,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::BenchDecisions(args) => bench::decisions::main(args),
         Command::BenchIngest(args) => bench::ingest::main(args),
         Command::BenchFocus(args) => bench::focus::main(args),
+        Command::BenchExpressions(args) => bench::expressions::main(args),
         Command::BenchShoot(args) => bench::shoot::run(args),
         Command::BenchIndexWorker {
             dir,

@@ -815,6 +815,7 @@ mod tests {
                 eyes: None,
                 segmenter: None,
                 scene: None,
+                mesh: None,
                 measures: crate::MEASURES,
             },
             backend: "tract".into(),

@@ -155,6 +155,7 @@ mod tests {
                 eyes: None,
                 segmenter: None,
                 scene: None,
+                mesh: None,
                 measures: MEASURES,
             },
             backend: "tract".into(),

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 8;
+const SCHEMA_VERSION: i32 = 9;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -101,7 +101,17 @@ CREATE TABLE IF NOT EXISTS faces (
     person INTEGER,
     -- Version 4: the sharper eye's sharpness at the face's scale; NULL when the eyes are too
     -- close together to judge.
-    eyes_sharpness REAL
+    eyes_sharpness REAL,
+    -- Version 9: the face mesh's expression (NULL where no mesh ran or it saw no face): each
+    -- eye's lid gap over its width (the photo's left-hand eye first), the smile (mouth widths),
+    -- the gaze and the head's turn (degrees: yaw + to the photo's right, pitch + down).
+    eye_open_l REAL,
+    eye_open_r REAL,
+    smile REAL,
+    gaze_yaw REAL,
+    gaze_pitch REAL,
+    head_yaw REAL,
+    head_pitch REAL
 );
 CREATE INDEX IF NOT EXISTS faces_photo ON faces(photo);
 CREATE INDEX IF NOT EXISTS faces_person ON faces(person);
@@ -465,6 +475,28 @@ impl Catalog {
             ("held", "head", "BLOB"),
         ] {
             if version < 8
+                && tx
+                    .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
+                    .is_err()
+            {
+                tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))
+                    .map_err(db)?;
+            }
+        }
+        // Faces measured before version 9 have no expression and rows no mesh: the next index
+        // measures them again (measures 6) without detecting again. No one is a key person yet.
+        for (table, column, kind) in [
+            ("people", "starred", "INTEGER NOT NULL DEFAULT 0"),
+            ("indexed", "mesh", "TEXT"),
+            ("faces", "eye_open_l", "REAL"),
+            ("faces", "eye_open_r", "REAL"),
+            ("faces", "smile", "REAL"),
+            ("faces", "gaze_yaw", "REAL"),
+            ("faces", "gaze_pitch", "REAL"),
+            ("faces", "head_yaw", "REAL"),
+            ("faces", "head_pitch", "REAL"),
+        ] {
+            if version < 9
                 && tx
                     .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
                     .is_err()

@@ -21,6 +21,9 @@ pub struct IndexStamp {
     pub segmenter: Option<String>,
     /// The scene model's model_id; None when none ran.
     pub scene: Option<String>,
+    /// The face mesh and iris models the expressions came from, model_ids joined by '+'; None
+    /// when none ran.
+    pub mesh: Option<String>,
     /// The version of the measures taken ([`MEASURES`] when written by this build).
     pub measures: u32,
 }
@@ -28,9 +31,10 @@ pub struct IndexStamp {
 /// The version of the measures the index takes beyond the face models' output: 1 before the
 /// subject and eye-level focus, 2 with them, 3 with the subject only on a photo no face judges
 /// (so a 2's subject on a portrait is dropped when it is measured again), 4 with the look and
-/// the exposure, 5 with the camera body. A row with the same file and face models but an older
-/// version is measured again rather than indexed again.
-pub const MEASURES: u32 = 5;
+/// the exposure, 5 with the camera body, 6 with each face's expression (the mesh) and the eyes
+/// judged by the mesh where it is installed. A row with the same file and face models but an
+/// older version is measured again rather than indexed again.
+pub const MEASURES: u32 = 6;
 
 impl PhotoIndex {
     /// The capture time on the shoot's one clock: the body's correction applied. What bursts,
@@ -41,22 +45,12 @@ impl PhotoIndex {
 }
 
 impl IndexStamp {
-    /// The same file and the same face models: what was detected, embedded and read still
-    /// stands, whatever else is measured.
+    /// The same file and the same face models: what was detected and embedded still stands,
+    /// whatever else is measured. The eyes' judge is not among them: eyes are judged again on
+    /// the stored faces.
     pub fn same_faces(&self, other: &IndexStamp) -> bool {
-        (
-            self.size,
-            self.mtime_ns,
-            &self.detector,
-            &self.embedder,
-            &self.eyes,
-        ) == (
-            other.size,
-            other.mtime_ns,
-            &other.detector,
-            &other.embedder,
-            &other.eyes,
-        )
+        (self.size, self.mtime_ns, &self.detector, &self.embedder)
+            == (other.size, other.mtime_ns, &other.detector, &other.embedder)
     }
 }
 
@@ -104,6 +98,18 @@ pub struct ExposureRow {
     pub auto_bracket: bool,
 }
 
+/// What a face is doing, as the face mesh measured it (`darkroom_engine::face::Expression`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExpressionRow {
+    /// Each eye's lid gap over its width, the photo's left-hand eye first.
+    pub eye_open: [f32; 2],
+    pub smile: f32,
+    /// Degrees from the camera: yaw (+ to the photo's right), pitch (+ down).
+    pub gaze: [f32; 2],
+    /// The head's turn in degrees, the same way.
+    pub head: [f32; 2],
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct FaceRow {
     /// The row's id once stored (0 before).
@@ -114,12 +120,17 @@ pub struct FaceRow {
     pub landmarks: [[f32; 2]; 5],
     pub embedding: Option<Vec<f32>>,
     pub sharpness: f32,
-    /// None when no eye-state model ran.
+    /// The eyes' judge's verdict (the mesh where installed, else the eye-state model); None
+    /// when none could judge them.
     pub eyes_closed: Option<bool>,
     pub person: Option<i64>,
     /// The sharper eye's sharpness on the face's scale ([`FaceRow::sharpness`]'s); None when
     /// the eyes are too close together to judge.
     pub eyes_sharpness: Option<f32>,
+    /// None where no mesh ran, or it saw no face.
+    pub expression: Option<ExpressionRow>,
+    /// Its person is a key person (starred): read with the row, never stored with it.
+    pub key: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -158,9 +169,31 @@ pub struct Remeasured {
     pub subject: Option<SubjectRow>,
     /// Each face row's id and its eyes' sharpness.
     pub eyes: Vec<(i64, Option<f32>)>,
+    /// Each face's eyes judged again and its expression, where they were measured again (None:
+    /// left as they are).
+    pub judged: Option<Vec<JudgedFace>>,
     pub look: LookRow,
     pub exposure: ExposureRow,
     pub scene_classes: Vec<(String, f32)>,
+}
+
+/// A person as `darkroom people` lists them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct PersonListed {
+    pub id: i64,
+    pub embedder: String,
+    pub name: Option<String>,
+    pub faces: usize,
+    /// A key person: their eyes and expression outweigh everyone else's.
+    pub starred: bool,
+}
+
+/// One face's eyes and expression, measured again on its stored landmarks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct JudgedFace {
+    pub id: i64,
+    pub eyes_closed: Option<bool>,
+    pub expression: Option<ExpressionRow>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -202,8 +235,50 @@ fn face_from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<FaceRow> {
         eyes_closed: r.get::<_, Option<i64>>(9)?.map(|v| v != 0),
         person: r.get(10)?,
         eyes_sharpness: r.get(11)?,
+        expression: expression_from_row(r, 12)?,
+        key: r.get::<_, Option<i64>>(19)?.unwrap_or(0) != 0,
     })
 }
+
+/// The seven expression columns from `first` on; None unless all are there.
+fn expression_from_row(
+    r: &rusqlite::Row<'_>,
+    first: usize,
+) -> rusqlite::Result<Option<ExpressionRow>> {
+    let mut v = [0f32; 7];
+    for (k, slot) in v.iter_mut().enumerate() {
+        match r.get::<_, Option<f32>>(first + k)? {
+            Some(x) => *slot = x,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(ExpressionRow {
+        eye_open: [v[0], v[1]],
+        smile: v[2],
+        gaze: [v[3], v[4]],
+        head: [v[5], v[6]],
+    }))
+}
+
+/// The expression's seven columns' values, in the schema's order.
+fn expression_values(e: Option<&ExpressionRow>) -> [Option<f32>; 7] {
+    match e {
+        Some(e) => [
+            e.eye_open[0],
+            e.eye_open[1],
+            e.smile,
+            e.gaze[0],
+            e.gaze[1],
+            e.head[0],
+            e.head[1],
+        ]
+        .map(Some),
+        None => [None; 7],
+    }
+}
+
+const EXPRESSION_COLUMNS: &str =
+    "eye_open_l, eye_open_r, smile, gaze_yaw, gaze_pitch, head_yaw, head_pitch";
 
 /// Replace the photo's subject for its segmenter (and any other segmenter's: a photo has the
 /// subject its last index found).
@@ -231,6 +306,21 @@ fn put_subject(
             ],
         )?;
     }
+    Ok(())
+}
+
+fn put_expression(
+    tx: &rusqlite::Transaction<'_>,
+    face: i64,
+    expression: Option<&ExpressionRow>,
+) -> rusqlite::Result<()> {
+    let v = expression_values(expression);
+    tx.execute(
+        "UPDATE faces SET eye_open_l = ?2, eye_open_r = ?3, smile = ?4, gaze_yaw = ?5,
+             gaze_pitch = ?6, head_yaw = ?7, head_pitch = ?8
+         WHERE id = ?1",
+        params![face, v[0], v[1], v[2], v[3], v[4], v[5], v[6]],
+    )?;
     Ok(())
 }
 
@@ -281,7 +371,7 @@ impl Catalog {
         self.conn
             .query_row(
                 "SELECT i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.segmenter, i.measures,
-                        i.scene
+                        i.scene, i.mesh
                  FROM indexed i JOIN photos p ON p.id = i.photo WHERE p.path = ?1",
                 params![path_key(photo)],
                 |r| {
@@ -294,6 +384,7 @@ impl Catalog {
                         segmenter: r.get(5)?,
                         measures: r.get::<_, i64>(6)?.max(0) as u32,
                         scene: r.get(7)?,
+                        mesh: r.get(8)?,
                     })
                 },
             )
@@ -378,13 +469,15 @@ impl Catalog {
                 ],
             )
             .map_err(db)?;
-            ids.push(tx.last_insert_rowid());
+            let face = tx.last_insert_rowid();
+            put_expression(&tx, face, f.expression.as_ref()).map_err(db)?;
+            ids.push(face);
         }
         put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, index.look.as_ref(), &index.exposure).map_err(db)?;
         tx.execute(
-            "UPDATE indexed SET scene = ?2, body = ?3 WHERE photo = ?1",
-            params![id, s.scene, index.body],
+            "UPDATE indexed SET scene = ?2, body = ?3, mesh = ?4 WHERE photo = ?1",
+            params![id, s.scene, index.body, s.mesh],
         )
         .map_err(db)?;
         put_scene_classes(&tx, id, &index.scene_classes).map_err(db)?;
@@ -428,9 +521,18 @@ impl Catalog {
         };
         let s = &measured.stamp;
         tx.execute(
-            "UPDATE indexed SET segmenter = ?2, measures = ?3, scene = ?4, body = ?5
+            "UPDATE indexed SET segmenter = ?2, measures = ?3, scene = ?4, body = ?5, eyes = ?6,
+                 mesh = ?7
              WHERE photo = ?1",
-            params![id, s.segmenter, s.measures, s.scene, measured.body],
+            params![
+                id,
+                s.segmenter,
+                s.measures,
+                s.scene,
+                measured.body,
+                s.eyes,
+                s.mesh
+            ],
         )
         .map_err(db)?;
         put_scene_classes(&tx, id, &measured.scene_classes).map_err(db)?;
@@ -440,6 +542,17 @@ impl Catalog {
                 params![face, id, eyes],
             )
             .map_err(db)?;
+        }
+        for f in measured.judged.iter().flatten() {
+            let changed = tx
+                .execute(
+                    "UPDATE faces SET eyes_closed = ?3 WHERE id = ?1 AND photo = ?2",
+                    params![f.id, id, f.eyes_closed.map(i64::from)],
+                )
+                .map_err(db)?;
+            if changed > 0 {
+                put_expression(&tx, f.id, f.expression.as_ref()).map_err(db)?;
+            }
         }
         put_subject(&tx, id, measured.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, Some(&measured.look), &measured.exposure).map_err(db)?;
@@ -480,7 +593,7 @@ impl Catalog {
             "SELECT p.id, p.path, i.size, i.mtime_ns, i.detector, i.embedder, i.eyes, i.backend,
                     i.width, i.height, i.sharpness, i.phash, i.captured_at, i.segmenter,
                     i.measures, i.layout, i.thumb, i.black, i.white, i.clipped, i.contrast,
-                    i.bias, i.ev, i.auto_bracket, i.scene, i.body,
+                    i.bias, i.ev, i.auto_bracket, i.scene, i.body, i.mesh,
                     COALESCE((SELECT c.offset_s FROM clocks c WHERE c.body = i.body), 0)
                       - COALESCE((SELECT s.offset_s FROM shifted s WHERE s.path = p.path), 0)
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
@@ -501,6 +614,7 @@ impl Catalog {
                             segmenter: r.get(13)?,
                             measures: r.get::<_, i64>(14)?.max(0) as u32,
                             scene: r.get(24)?,
+                            mesh: r.get(26)?,
                         },
                         backend: r.get(7)?,
                         width: r.get(8)?,
@@ -509,7 +623,7 @@ impl Catalog {
                         phash: r.get::<_, i64>(11)? as u64,
                         captured_at: r.get(12)?,
                         body: r.get(25)?,
-                        clock_offset_s: r.get(26)?,
+                        clock_offset_s: r.get(27)?,
                         faces: Vec::new(),
                         subject: None,
                         look: match (
@@ -540,11 +654,12 @@ impl Catalog {
             .map_err(self.db())?;
         let mut faces = self
             .conn
-            .prepare(
+            .prepare(&format!(
                 "SELECT id, x0, y0, x1, y1, score, landmarks, embedding, sharpness, eyes_closed,
-                        person, eyes_sharpness
-                 FROM faces WHERE photo = ?1 ORDER BY id",
-            )
+                        person, eyes_sharpness, {EXPRESSION_COLUMNS},
+                        (SELECT starred FROM people WHERE people.id = faces.person)
+                 FROM faces WHERE photo = ?1 ORDER BY id"
+            ))
             .map_err(self.db())?;
         let mut subjects = self
             .conn
@@ -612,6 +727,39 @@ impl Catalog {
                 name: r.get(2)?,
                 sum: blob_to_f32s(&r.get::<_, Vec<u8>>(3)?),
                 faces: r.get::<_, i64>(4)?.max(0) as usize,
+            })
+        })
+        .map_err(self.db())?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(self.db())
+    }
+
+    /// Make a person a key person, or not. False when there is no such person.
+    pub fn star_person(&mut self, id: i64, starred: bool) -> Result<bool, CatalogError> {
+        let changed = self
+            .conn
+            .execute(
+                "UPDATE people SET starred = ?2 WHERE id = ?1",
+                params![id, i64::from(starred)],
+            )
+            .map_err(self.db())?;
+        Ok(changed > 0)
+    }
+
+    /// Every person of every embedder with their name, faces and whether they are starred, by
+    /// id.
+    pub fn people_all(&self) -> Result<Vec<PersonListed>, CatalogError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, embedder, name, faces, starred FROM people ORDER BY id")
+            .map_err(self.db())?;
+        stmt.query_map([], |r| {
+            Ok(PersonListed {
+                id: r.get(0)?,
+                embedder: r.get(1)?,
+                name: r.get(2)?,
+                faces: r.get::<_, i64>(3)?.max(0) as usize,
+                starred: r.get::<_, i64>(4)? != 0,
             })
         })
         .map_err(self.db())?

@@ -76,6 +76,12 @@ pub enum Resize {
     Arcface5point,
     /// A square around one eye landmark.
     EyeCrop,
+    /// A square about the face's box, 1.5× its longer side, turned upright by its eyes
+    /// (MediaPipe's face mesh).
+    FaceMesh,
+    /// A square about one eye's corners, 2.3× their distance, the eye line level; the photo's
+    /// right-hand eye mirrored (MediaPipe's iris model sees left eyes).
+    EyeContour,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +154,12 @@ pub enum OutputContract {
     Salient { maps: usize, mask_threshold: f32 },
     /// Per-pixel logits over `classes`.
     Semantic { classes: Classes },
+    /// A face mesh: `points` × (x, y, z) in the crop's pixels, then the logit that the crop
+    /// holds a face.
+    FaceMesh { points: usize },
+    /// One eye: `contour` × (x, y, z) (lids, halos, brow), then `iris` × (x, y, z) (centre
+    /// first), in the crop's pixels.
+    Iris { contour: usize, iris: usize },
 }
 
 /// One model the app knows.
@@ -382,7 +394,9 @@ impl ModelCard {
             OutputContract::ScrfdKps { .. }
             | OutputContract::CenterFace { .. }
             | OutputContract::Embedding { .. }
-            | OutputContract::Salient { .. } => None,
+            | OutputContract::Salient { .. }
+            | OutputContract::FaceMesh { .. }
+            | OutputContract::Iris { .. } => None,
         }
     }
 }
@@ -400,6 +414,8 @@ mod tests {
             Role::EyeState,
             Role::Segmenter,
             Role::Scene,
+            Role::FaceMesh,
+            Role::Iris,
         ] {
             assert!(set.by_role(role).count() > 0, "no card for {role}");
         }

@@ -12,6 +12,10 @@ pub enum Role {
     EyeState,
     Segmenter,
     Scene,
+    /// Points on a face (MediaPipe's mesh): lids, mouth, outline.
+    FaceMesh,
+    /// Points on one eye: its lids' contour and its iris.
+    Iris,
 }
 
 impl std::fmt::Display for Role {
@@ -22,6 +26,8 @@ impl std::fmt::Display for Role {
             Role::EyeState => "eye-state",
             Role::Segmenter => "segmenter",
             Role::Scene => "scene",
+            Role::FaceMesh => "face-mesh",
+            Role::Iris => "iris",
         })
     }
 }

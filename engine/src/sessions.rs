@@ -551,6 +551,23 @@ fn check_contract(
                 return Err(mismatch("no outputs".to_owned()));
             }
         }
+        OutputContract::FaceMesh { points } => {
+            if outputs.len() != 2 || last_dim(0).is_some_and(|d| d >= 0 && d as usize != points * 3)
+            {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, a face mesh has 2 ({points} points × 3, a face logit)"
+                )));
+            }
+        }
+        OutputContract::Iris { contour, iris } => {
+            let sizes = (last_dim(0), last_dim(1));
+            let want = (Some((contour * 3) as i64), Some((iris * 3) as i64));
+            if outputs.len() != 2 || sizes != want {
+                return Err(mismatch(format!(
+                    "outputs {outputs:?}, an iris model has 2 ({contour} and {iris} points × 3)"
+                )));
+            }
+        }
     }
     let shape = card
         .input

@@ -12,6 +12,7 @@ use darkroom_engine::subject::Mask;
 
 use crate::bursts::{self, Frame};
 use crate::exposure;
+use crate::expression::FacesDoing;
 use crate::job::Thresholds;
 use crate::scenes::{self, SceneFrame};
 use crate::sets::{self, SetFrame, SetKind};
@@ -66,8 +67,10 @@ pub struct PhotoAnalysis {
     pub sharpness: f32,
     pub blurry: bool,
     pub faces: usize,
-    /// Some face has its eyes closed.
+    /// Some face that matters has its eyes closed.
     pub eyes_closed: bool,
+    /// The faces that matter and what they are doing (the mesh's verdicts).
+    pub doing: FacesDoing,
     /// Each face's person (None without an embedder) and box, as fractions of the photo's
     /// width and height, so any rendition of the photo can show it.
     pub people: Vec<(Option<i64>, [f32; 4])>,
@@ -79,7 +82,8 @@ pub struct PhotoAnalysis {
     pub subject: Option<SubjectFocus>,
     /// Some face whose eyes could be judged has them softer than the rest of the face.
     pub eyes_soft: bool,
-    /// Which faces (indices into `people`) have their eyes closed, and which soft eyes.
+    /// Which faces that matter (indices into `people`) have their eyes closed, and which
+    /// faces soft eyes.
     pub closed_eyes: Vec<usize>,
     pub soft_eyes: Vec<usize>,
     pub scene: Option<ScenePlace>,
@@ -140,19 +144,20 @@ pub fn eyes_soft(eyes: Option<f32>, face: f32, t: &Thresholds) -> bool {
 
 /// Every indexed photo's analysis, in the order given.
 pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Vec<PhotoAnalysis> {
+    let doing: Vec<FacesDoing> = indexed
+        .iter()
+        .map(|(_, i)| FacesDoing::of(&i.faces, thresholds.prominent_face_share))
+        .collect();
     let frames: Vec<Frame> = indexed
         .iter()
-        .map(|(path, i)| Frame {
+        .zip(&doing)
+        .map(|((path, i), d)| Frame {
             name: path.to_string_lossy().into_owned(),
             captured_at: i.capture_time(),
             hash: i.phash,
             sharpness: i.sharpness,
             faces: i.faces.len(),
-            eyes_closed: i
-                .faces
-                .iter()
-                .filter(|f| f.eyes_closed == Some(true))
-                .count(),
+            doing: d.clone(),
         })
         .collect();
     let set_frames: Vec<SetFrame> = indexed
@@ -238,57 +243,59 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .iter()
         .zip(places)
         .zip(scene_places.into_iter().zip(set_places))
-        .map(|(((path, i), burst), (scene, set))| PhotoAnalysis {
-            path: path.clone(),
-            detector: i.stamp.detector.clone(),
-            sharpness: i.sharpness,
-            blurry: i.sharpness < thresholds.blurry_below,
-            faces: i.faces.len(),
-            eyes_closed: i.faces.iter().any(|f| f.eyes_closed == Some(true)),
-            people: i
-                .faces
-                .iter()
-                .map(|f| {
-                    let (w, h) = (i.width.max(1) as f32, i.height.max(1) as f32);
-                    let [x0, y0, x1, y1] = f.bbox;
-                    (f.person, [x0 / w, y0 / h, x1 / w, y1 / h])
-                })
-                .collect(),
-            burst,
-            judged_by_faces: subject::judged_by_faces(&i.faces),
-            subject: i.subject.as_ref().map(|s| SubjectFocus {
-                class: s.class.clone(),
-                sharpness: s.sharpness,
-                background: s.background,
-                soft: subject_soft(s.sharpness, s.background, thresholds),
-            }),
-            eyes_soft: i
-                .faces
-                .iter()
-                .any(|f| eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)),
-            closed_eyes: (0..i.faces.len())
-                .filter(|&k| i.faces[k].eyes_closed == Some(true))
-                .collect(),
-            soft_eyes: (0..i.faces.len())
-                .filter(|&k| {
-                    let f = &i.faces[k];
-                    eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)
-                })
-                .collect(),
-            clock: CaptureClock {
-                body: i.body.clone(),
-                captured_at: i.captured_at,
-                offset_s: i.clock_offset_s,
+        .zip(doing)
+        .map(
+            |((((path, i), burst), (scene, set)), doing)| PhotoAnalysis {
+                path: path.clone(),
+                detector: i.stamp.detector.clone(),
+                sharpness: i.sharpness,
+                blurry: i.sharpness < thresholds.blurry_below,
+                faces: i.faces.len(),
+                eyes_closed: !doing.blinking.is_empty(),
+                people: i
+                    .faces
+                    .iter()
+                    .map(|f| {
+                        let (w, h) = (i.width.max(1) as f32, i.height.max(1) as f32);
+                        let [x0, y0, x1, y1] = f.bbox;
+                        (f.person, [x0 / w, y0 / h, x1 / w, y1 / h])
+                    })
+                    .collect(),
+                burst,
+                judged_by_faces: subject::judged_by_faces(&i.faces),
+                subject: i.subject.as_ref().map(|s| SubjectFocus {
+                    class: s.class.clone(),
+                    sharpness: s.sharpness,
+                    background: s.background,
+                    soft: subject_soft(s.sharpness, s.background, thresholds),
+                }),
+                eyes_soft: i
+                    .faces
+                    .iter()
+                    .any(|f| eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)),
+                closed_eyes: doing.blinking.clone(),
+                soft_eyes: (0..i.faces.len())
+                    .filter(|&k| {
+                        let f = &i.faces[k];
+                        eyes_soft(f.eyes_sharpness, f.sharpness, thresholds)
+                    })
+                    .collect(),
+                clock: CaptureClock {
+                    body: i.body.clone(),
+                    captured_at: i.captured_at,
+                    offset_s: i.clock_offset_s,
+                },
+                scene,
+                set,
+                tones: i.look.as_ref().map(|l| Tones {
+                    black: l.black,
+                    white: l.white,
+                    clipped: l.clipped,
+                    contrast: l.contrast,
+                }),
+                tags: tags::tags(&i.scene_classes),
+                doing,
             },
-            scene,
-            set,
-            tones: i.look.as_ref().map(|l| Tones {
-                black: l.black,
-                white: l.white,
-                clipped: l.clipped,
-                contrast: l.contrast,
-            }),
-            tags: tags::tags(&i.scene_classes),
-        })
+        )
         .collect()
 }

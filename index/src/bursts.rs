@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::expression::FacesDoing;
 use crate::phash;
 
 /// When two frames are one burst.
@@ -36,8 +37,8 @@ pub struct Frame {
     pub hash: u64,
     pub sharpness: f32,
     pub faces: usize,
-    /// Faces whose eyes were found closed.
-    pub eyes_closed: usize,
+    /// What its faces that matter are doing.
+    pub doing: FacesDoing,
 }
 
 /// Bursts of two or more frames, as indices into `frames`, each in shooting order.
@@ -106,12 +107,13 @@ pub fn close_in_time(a: Option<f64>, b: Option<f64>, max_gap_s: f64) -> bool {
     }
 }
 
-/// The frame to suggest keeping: eyes open on every face first, then the sharpest, then the
-/// one with the most faces found.
+/// The frame to suggest keeping: its faces that matter best (eyes open, at the camera,
+/// smiling; key people first: [`FacesDoing::compare`]), then the sharpest, then the one with
+/// the most faces found.
 pub fn suggest(frames: &[Frame], burst: &[usize]) -> Option<usize> {
     burst.iter().copied().max_by(|&a, &b| {
         let (fa, fb) = (&frames[a], &frames[b]);
-        (fb.eyes_closed.cmp(&fa.eyes_closed))
+        (fa.doing.compare(&fb.doing, true))
             .then(fa.sharpness.total_cmp(&fb.sharpness))
             .then(fa.faces.cmp(&fb.faces))
     })

@@ -15,15 +15,18 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use darkroom_catalog::{
-    Catalog, CatalogError, ExposureRow, FaceRow, IndexStamp, LookRow, MEASURES, PersonRow,
-    PhotoIndex, Remeasured,
+    Catalog, CatalogError, ExposureRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES,
+    PersonRow, PhotoIndex, Remeasured,
 };
-use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder, eye_distance};
+use darkroom_engine::face::{
+    ExpressionReader, EyeClassifier, Face, FaceDetector, FaceEmbedder, eye_distance,
+};
 use darkroom_engine::scene::SceneParser;
 use darkroom_library::working::{self, Working};
 use serde::{Deserialize, Serialize};
 
 use crate::bursts::BurstRules;
+use crate::eyes::{EyeJudge, EyeModels, Judged};
 use crate::people::{People, Person};
 use crate::scenes::SceneRules;
 use crate::sets::SetRules;
@@ -61,6 +64,17 @@ pub struct Thresholds {
     /// What makes frames a bracket or a pan.
     #[serde(default)]
     pub sets: SetRules,
+    /// Whose verdict a face's eyes get: the face mesh's (the default) or the eye-state model's.
+    #[serde(default)]
+    pub eye_judge: EyeJudge,
+    /// A face at least this share of the frame's largest face's area is one that matters: the
+    /// frame is judged by the worst of them (`expression::FacesDoing`).
+    #[serde(default = "default_prominent_face_share")]
+    pub prominent_face_share: f32,
+}
+
+fn default_prominent_face_share() -> f32 {
+    Thresholds::default().prominent_face_share
 }
 
 fn default_subject_soft_below() -> f32 {
@@ -88,6 +102,8 @@ impl Default for Thresholds {
             bursts: BurstRules::default(),
             scenes: SceneRules::default(),
             sets: SetRules::default(),
+            eye_judge: EyeJudge::default(),
+            prominent_face_share: 0.25,
         }
     }
 }
@@ -97,6 +113,8 @@ pub struct Models {
     pub detector: FaceDetector,
     pub embedder: Option<FaceEmbedder>,
     pub eyes: Option<EyeClassifier>,
+    /// The face mesh and iris models, where installed: each face's expression.
+    pub mesh: Option<ExpressionReader>,
     /// What finds the subject; with neither, a photo is judged on the whole frame alone.
     pub segmenters: Segmenters,
     /// The scene model (the user's ADE20K weights), where installed: the photo's classes.
@@ -196,6 +214,12 @@ pub struct StageTimes {
     pub detect_ms: f64,
     pub embed_ms: f64,
     pub eyes_ms: f64,
+    /// The face mesh and the iris model on each face.
+    #[serde(default)]
+    pub mesh_ms: f64,
+    /// Faces the mesh ran on.
+    #[serde(default)]
+    pub meshed: usize,
     /// Finding the subject and measuring it.
     #[serde(default)]
     pub segment_ms: f64,
@@ -222,7 +246,10 @@ pub struct Summary {
     pub backend: String,
     pub detector: String,
     pub embedder: Option<String>,
+    /// The eyes' judge's model_id.
     pub eyes: Option<String>,
+    /// The face mesh's (and iris model's), where they ran.
+    pub mesh: Option<String>,
     pub segmenter: Option<String>,
     /// The scene model's model_id, where one ran.
     pub scene: Option<String>,
@@ -410,7 +437,8 @@ pub fn run(
     let started = Instant::now();
     let detector_id = models.detector.model_id();
     let embedder_id = models.embedder.as_ref().map(FaceEmbedder::model_id);
-    let eyes_id = models.eyes.as_ref().map(EyeClassifier::model_id);
+    let eyes_id = eye_models(models, &config.thresholds).judge_id();
+    let mesh_id = models.mesh.as_ref().map(ExpressionReader::model_id);
     let segmenter_id = models.segmenters.id();
     let scene_id = models.scene.as_ref().map(SceneParser::model_id);
     let mut summary = Summary {
@@ -425,6 +453,7 @@ pub fn run(
         detector: detector_id.clone(),
         embedder: embedder_id.clone(),
         eyes: eyes_id.clone(),
+        mesh: mesh_id.clone(),
         segmenter: segmenter_id.clone(),
         scene: scene_id.clone(),
         seconds: 0.0,
@@ -439,6 +468,7 @@ pub fn run(
         segmenter: segmenter_id.clone(),
         measures: MEASURES,
         scene: scene_id.clone(),
+        mesh: mesh_id.clone(),
     };
 
     // Resume: what is indexed with this file and these models already is done; what has the
@@ -677,6 +707,37 @@ fn find_subject(
     Ok(row)
 }
 
+/// The models that look at eyes, borrowed from the job's.
+fn eye_models<'a>(models: &'a mut Models, thresholds: &Thresholds) -> EyeModels<'a> {
+    EyeModels {
+        classifier: models.eyes.as_mut(),
+        mesh: models.mesh.as_mut(),
+        judge: thresholds.eye_judge,
+    }
+}
+
+/// One face's eyes and expression (its box and landmarks in `img`'s pixels).
+fn judge_face(
+    img: &image::RgbImage,
+    face: &Face,
+    models: &mut Models,
+    thresholds: &Thresholds,
+    stages: &mut StageTimes,
+) -> Result<Judged, String> {
+    let judged = eye_models(models, thresholds).judge(
+        img,
+        face,
+        thresholds.eyes_min_distance_px,
+        thresholds.eyes_open_at_least,
+    )?;
+    stages.eyes_ms += judged.classifier_ms;
+    stages.mesh_ms += judged.mesh_ms;
+    if judged.mesh_ms > 0.0 {
+        stages.meshed += 1;
+    }
+    Ok(judged)
+}
+
 /// The sharper eye's sharpness of a face at `bbox` with `landmarks` (in `img`'s pixels), where
 /// its eyes are far enough apart to judge.
 pub fn eye_focus(
@@ -736,6 +797,32 @@ fn remeasure(
         };
         (subject, eyes)
     };
+    // The eyes and expressions: judged again on the stored faces where the judge, the mesh or
+    // the measures' version (6 added the mesh) changed.
+    let judged = if stored.stamp.measures < 6
+        || stored.stamp.eyes != stamp.eyes
+        || stored.stamp.mesh != stamp.mesh
+    {
+        let k = d.work.scale_to_full();
+        let mut judged = Vec::with_capacity(stored.faces.len());
+        for f in &stored.faces {
+            let face = Face {
+                bbox: f.bbox.map(|v| v / k),
+                score: f.score,
+                landmarks: f.landmarks.map(|[x, y]| [x / k, y / k]),
+                embedding: None,
+            };
+            let j = judge_face(&d.work.image, &face, models, thresholds, stages)?;
+            judged.push(JudgedFace {
+                id: f.id,
+                eyes_closed: j.eyes_closed,
+                expression: j.expression,
+            });
+        }
+        Some(judged)
+    } else {
+        None
+    };
     let t = Instant::now();
     catalog
         .store_measures(
@@ -745,6 +832,7 @@ fn remeasure(
                 body: d.work.facts.body(),
                 subject,
                 eyes,
+                judged,
                 look: d.look.clone(),
                 exposure: d.exposure,
                 scene_classes,
@@ -821,20 +909,7 @@ fn infer(
             }
             embedding = Some(e);
         }
-        let mut eyes_closed = None;
-        if let Some(eyes) = models
-            .eyes
-            .as_mut()
-            .filter(|_| eye_distance(&face.landmarks) >= thresholds.eyes_min_distance_px)
-        {
-            let t = Instant::now();
-            let [l, r] = eyes
-                .classify_face(img, &face.landmarks)
-                .map_err(|e| e.to_string())?;
-            stages.eyes_ms += ms(t);
-            let p_open = (l.p_open + r.p_open) / 2.0;
-            eyes_closed = Some(p_open < thresholds.eyes_open_at_least);
-        }
+        let judged = judge_face(img, &face, models, thresholds, stages)?;
         rows.push(FaceRow {
             id: 0,
             bbox: face.bbox.map(|v| v * k),
@@ -842,9 +917,11 @@ fn infer(
             landmarks: face.landmarks.map(|[x, y]| [x * k, y * k]),
             embedding,
             sharpness: focus::face(img, face.bbox),
-            eyes_closed,
+            eyes_closed: judged.eyes_closed,
             person,
             eyes_sharpness: eye_focus(img, face.bbox, &face.landmarks, thresholds),
+            expression: judged.expression,
+            key: false,
         });
     }
     let subject = if subject::judged_by_faces(&rows) {

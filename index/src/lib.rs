@@ -9,6 +9,8 @@ pub mod bursts;
 pub mod cull;
 pub mod culling;
 pub mod exposure;
+pub mod expression;
+pub mod eyes;
 pub mod focus;
 
 pub mod job;

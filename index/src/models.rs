@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use darkroom_engine::cards::OutputContract;
-use darkroom_engine::face::{EyeClassifier, FaceDetector, FaceEmbedder};
+use darkroom_engine::face::{
+    ExpressionReader, EyeClassifier, FaceDetector, FaceEmbedder, FaceMesh, IrisModel,
+};
 use darkroom_engine::scene::SceneParser;
 use darkroom_engine::subject::{InstanceSegmenter, SalientSegmenter};
 use darkroom_engine::{EngineError, JobPin, ModelStore, Role, Sessions};
@@ -90,9 +92,30 @@ pub fn open_models(
         detector,
         embedder,
         eyes,
+        mesh: open_mesh(sessions, pin)?,
         segmenters: open_segmenters(sessions, pin)?,
         scene: open_scene(sessions, pin)?,
     })
+}
+
+/// The face mesh and the iris model, from the pin, where both are installed (one without the
+/// other measures nothing).
+pub fn open_mesh(sessions: &Sessions, pin: &JobPin) -> Result<Option<ExpressionReader>, OpenError> {
+    let store = sessions.store();
+    let present = |role: Role| {
+        store
+            .cards()
+            .by_role(role)
+            .find(|c| store.is_present(c))
+            .map(|c| c.model_id())
+    };
+    let (Some(mesh), Some(iris)) = (present(Role::FaceMesh), present(Role::Iris)) else {
+        return Ok(None);
+    };
+    Ok(Some(ExpressionReader {
+        mesh: FaceMesh::new(pin.open(sessions, &mesh, Role::FaceMesh)?)?,
+        iris: IrisModel::new(pin.open(sessions, &iris, Role::Iris)?)?,
+    }))
 }
 
 /// The installed scene model (the user's ADE20K weights), from the pin, where there is one.

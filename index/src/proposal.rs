@@ -149,6 +149,13 @@ pub enum Reason {
         rank: usize,
         size: usize,
         scene: Option<usize>,
+        /// Its faces that matter: how many smile of how many the mesh measured (None where it
+        /// measured none).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        smiling: Option<(usize, usize)>,
+        /// More of them smile than in any other frame of the burst.
+        #[serde(default)]
+        best_smiles: bool,
     },
     /// The best frame of a burst where every frame failed.
     BestOfFailedBurst {
@@ -180,6 +187,11 @@ pub enum Reason {
     },
     /// A face's eyes are softer than the face: the focus missed them.
     EyesSoft {
+        faces: Vec<FaceRef>,
+    },
+    /// Faces that matter look away from the camera where its burst's keeper's do not: why it
+    /// lost.
+    LookingAway {
         faces: Vec<FaceRef>,
     },
     /// Nearly black, nearly white, or nothing in it.
@@ -216,10 +228,12 @@ pub enum ReasonKind {
     Exposure,
     /// Kept with its set.
     Set,
+    /// Looking away where its burst's keeper looks at the camera.
+    LookingAway,
 }
 
 impl ReasonKind {
-    pub const ALL: [ReasonKind; 9] = [
+    pub const ALL: [ReasonKind; 10] = [
         ReasonKind::Keeper,
         ReasonKind::Alike,
         ReasonKind::Blurry,
@@ -229,6 +243,7 @@ impl ReasonKind {
         ReasonKind::Misfire,
         ReasonKind::Exposure,
         ReasonKind::Set,
+        ReasonKind::LookingAway,
     ];
 
     /// Whether proposals of this kind are rejects (the ones a photographer refines away).
@@ -248,6 +263,7 @@ impl ReasonKind {
             ReasonKind::Misfire => "misfire",
             ReasonKind::Exposure => "exposure",
             ReasonKind::Set => "set",
+            ReasonKind::LookingAway => "looking-away",
         }
     }
 
@@ -269,6 +285,7 @@ impl ReasonKind {
             ReasonKind::Misfire => "no misfire rejects",
             ReasonKind::Exposure => "no exposure rejects",
             ReasonKind::Set => "no set picks",
+            ReasonKind::LookingAway => "ignore where eyes look",
         }
     }
 }
@@ -305,6 +322,7 @@ impl Reason {
             Reason::EyesClosed { .. } => ReasonKind::EyesClosed,
             Reason::SubjectSoft { .. } => ReasonKind::SubjectSoft,
             Reason::EyesSoft { .. } => ReasonKind::EyesSoft,
+            Reason::LookingAway { .. } => ReasonKind::LookingAway,
             Reason::Misfire { .. } => ReasonKind::Misfire,
             Reason::Clipped { .. } => ReasonKind::Exposure,
             Reason::SetKept { .. } => ReasonKind::Set,
@@ -321,6 +339,7 @@ impl Reason {
             Reason::EyesClosed { .. } => "eyes closed",
             Reason::SubjectSoft { .. } => "subject soft",
             Reason::EyesSoft { .. } => "eyes soft",
+            Reason::LookingAway { .. } => "looking away",
             Reason::Misfire { .. } => "misfire",
             Reason::Clipped { .. } => "clipped",
             Reason::SetKept {
@@ -348,18 +367,49 @@ impl Reason {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let smiles = |smiling: &Option<(usize, usize)>| match smiling {
+            Some((n, of)) if *of > 0 => format!(" ({n} of {of} smiling)"),
+            _ => String::new(),
+        };
         match self {
             Reason::BurstKeeper {
-                rank, size, scene, ..
+                rank,
+                size,
+                scene,
+                smiling,
+                ..
             } if *size > 1 && *rank > 1 => {
                 format!(
-                    "kept: {} best of {size} alike{}",
+                    "kept: {} best of {size} alike{}{}",
                     ordinal(*rank),
-                    in_scene(*scene)
+                    in_scene(*scene),
+                    smiles(smiling)
                 )
             }
-            Reason::BurstKeeper { size, scene, .. } => {
-                format!("kept: the best of {size} alike{}", in_scene(*scene))
+            Reason::BurstKeeper {
+                size,
+                scene,
+                smiling,
+                best_smiles: true,
+                ..
+            } if *size > 1 => {
+                format!(
+                    "kept: best smiles of {size} alike{}{}",
+                    in_scene(*scene),
+                    smiles(smiling)
+                )
+            }
+            Reason::BurstKeeper {
+                size,
+                scene,
+                smiling,
+                ..
+            } => {
+                format!(
+                    "kept: the best of {size} alike{}{}",
+                    in_scene(*scene),
+                    smiles(smiling)
+                )
             }
             Reason::BestOfFailedBurst { size, scene, .. } => {
                 format!("kept: the best of {size} weak frames{}", in_scene(*scene))
@@ -378,6 +428,7 @@ impl Reason {
                 ..
             } => format!("subject soft: {}", against_best(*sharpness, *best_in_scene)),
             Reason::EyesSoft { faces: f } => format!("eyes soft: {}", faces(f)),
+            Reason::LookingAway { faces: f } => format!("{} looking away", faces(f)),
             Reason::Misfire { misfire } => match misfire {
                 Misfire::Black { share } => format!("misfire: {:.0}% black", share * 100.0),
                 Misfire::White { share } => format!("misfire: {:.0}% white", share * 100.0),
@@ -627,9 +678,16 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
         } else {
             Vec::new()
         };
+        let doing = |i: usize| photos[i].analysis.map(|a| &a.doing);
+        let smiles = |i: usize| doing(i).map_or(0, |d| d.smiling.len());
+        let keeper_away: usize = keepers
+            .first()
+            .and_then(|&i| doing(i))
+            .map_or(0, |d| d.looking_away.len());
         for (k, &i) in open.iter().enumerate() {
             if keepers.contains(&i) {
                 if out[i].is_none() {
+                    let measured = doing(i).map_or(0, |d| d.measured);
                     out[i] = Some(Proposed::new(
                         Flag::Pick,
                         Reason::BurstKeeper {
@@ -637,6 +695,9 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                             rank: k + 1,
                             size,
                             scene,
+                            smiling: (measured > 0).then(|| (smiles(i), measured)),
+                            best_smiles: smiles(i) > 0
+                                && open.iter().all(|&o| o == i || smiles(o) < smiles(i)),
                         },
                     ));
                 }
@@ -644,7 +705,7 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                 && strict.reject_burst_others
                 && (photographer_picked || !keepers.is_empty())
             {
-                out[i] = Some(Proposed::new(
+                let mut lost = Proposed::new(
                     Flag::Reject,
                     Reason::BurstOther {
                         burst,
@@ -652,7 +713,15 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                         size,
                         scene,
                     },
-                ));
+                );
+                if let Some(a) = photos[i].analysis
+                    && a.doing.looking_away.len() > keeper_away
+                {
+                    lost.reasons.push(Reason::LookingAway {
+                        faces: face_refs(a, &a.doing.looking_away),
+                    });
+                }
+                out[i] = Some(lost);
             }
         }
     }
@@ -675,8 +744,11 @@ pub fn refine(proposal: &mut [Option<Proposed>], without: &BTreeSet<ReasonKind>)
     }
 }
 
-/// The burst ranking of `bursts::suggest`: eyes open (unless `eyes` is false: the
-/// photographer set closed eyes aside), then sharpest, then most faces.
+/// The burst ranking of `bursts::suggest`: the faces that matter with their eyes open (unless
+/// `eyes` is false: the photographer set closed eyes aside), at the camera and smiling, key
+/// people first ([`FacesDoing::compare`]), then sharpest, then most faces.
+///
+/// [`FacesDoing::compare`]: crate::expression::FacesDoing::compare
 fn rank(photos: &[Candidate<'_>], x: usize, y: usize, eyes: bool) -> std::cmp::Ordering {
     let (Some(a), Some(b)) = (photos[x].analysis, photos[y].analysis) else {
         return std::cmp::Ordering::Equal;
@@ -687,6 +759,7 @@ fn rank(photos: &[Candidate<'_>], x: usize, y: usize, eyes: bool) -> std::cmp::O
         std::cmp::Ordering::Equal
     };
     by_eyes
+        .then(a.doing.compare(&b.doing, eyes))
         .then(a.sharpness.total_cmp(&b.sharpness))
         .then(a.faces.cmp(&b.faces))
 }
@@ -737,6 +810,7 @@ mod tests {
             tones: None,
             tags: Vec::new(),
             clock: Default::default(),
+            doing: Default::default(),
         }
     }
 

@@ -88,7 +88,7 @@ fn frame(name: &str, img: &RgbImage, captured_at: Option<f64>) -> Frame {
         hash: phash::hash(img),
         sharpness: focus::photo(img),
         faces: 1,
-        eyes_closed: 0,
+        doing: Default::default(),
     }
 }
 
@@ -116,7 +116,8 @@ fn bursts_group_near_frames_and_suggest_the_sharpest() {
     assert_eq!(bursts::suggest(&frames, &groups[1]), Some(5));
     // A suggestion weighs closed eyes above sharpness.
     let mut blink = frames.clone();
-    blink[1].eyes_closed = 1;
+    blink[1].doing.prominent = vec![0];
+    blink[1].doing.blinking = vec![0];
     assert_eq!(bursts::suggest(&blink, &groups[0]), Some(2));
 }
 

@@ -233,6 +233,7 @@ fn an_index_job_keeps_its_backend_when_engines_land_mid_job() {
             .expect("contract"),
         ),
         eyes: None,
+        mesh: None,
         segmenters: Default::default(),
         scene: None,
     };

@@ -159,6 +159,8 @@ fn index_rows(dir: &Path, folder: &Path) {
                 eyes_closed: Some(closed),
                 person: None,
                 eyes_sharpness: None,
+                expression: None,
+                key: false,
             })
             .into_iter()
             .collect();
@@ -171,6 +173,7 @@ fn index_rows(dir: &Path, folder: &Path) {
                 eyes: Some("fr_eye".into()),
                 segmenter: None,
                 scene: None,
+                mesh: None,
                 measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),

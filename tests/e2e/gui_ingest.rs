@@ -259,6 +259,7 @@ fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
                     eyes: None,
                     segmenter: None,
                     scene: None,
+                    mesh: None,
                     measures: darkroom_catalog::MEASURES,
                 },
                 backend: "CPU · ONNX Runtime 1.31.1".into(),

@@ -82,6 +82,7 @@ fn index_row(dir: &Path, path: &Path) {
             eyes: Some("fr_eye".into()),
             segmenter: None,
             scene: None,
+            mesh: None,
             measures: darkroom_catalog::MEASURES,
         },
         backend: "CPU · ONNX Runtime 1.31.1".into(),
@@ -102,6 +103,8 @@ fn index_row(dir: &Path, path: &Path) {
             eyes_closed: Some(false),
             person: None,
             eyes_sharpness: None,
+            expression: None,
+            key: false,
         }],
         subject: None,
         look: None,
@@ -482,6 +485,8 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 eyes_closed: Some(closed),
                 person: Some(p as i64 + 1),
                 eyes_sharpness: None,
+                expression: None,
+                key: false,
             })
             .collect();
         let index = PhotoIndex {
@@ -493,6 +498,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 eyes: Some("fr_eye".into()),
                 segmenter: None,
                 scene: None,
+                mesh: None,
                 measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),

@@ -370,8 +370,80 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
         astronaut.faces[0].eyes_sharpness.is_some(),
         "her eyes are measured"
     );
+    assert!(
+        astronaut.faces[0].expression.is_some(),
+        "and her expression, by the mesh"
+    );
     drop(catalog);
     // And then there is nothing left to do.
+    let third = index(dir.path(), &folder);
+    assert_eq!(third["skipped"], SOME.len(), "{third}");
+}
+
+/// A catalog indexed before the face mesh (measures 5: no expressions, the eye-state model's
+/// verdicts) gets the mesh's measures and verdicts on its stored faces: measured again, never
+/// detected again; faces, embeddings and people stay as they were.
+#[test]
+fn a_catalog_from_before_the_mesh_gets_its_measures_without_detecting_again() {
+    const SOME: &[&str] = &["astronaut.png", "grace_hopper.jpg", "rocket.jpg"];
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, SOME);
+    let first = index(dir.path(), &folder);
+    assert_eq!(
+        first["model_ids"]["mesh"], "face_mesh+iris_landmark",
+        "{first}"
+    );
+    assert_eq!(
+        first["model_ids"]["eyes"], "face_mesh+iris_landmark",
+        "{first}"
+    );
+    let db = dir.path().join("catalog.sqlite");
+    let rows = || -> Vec<(i64, Vec<u8>, Option<i64>, Option<f64>)> {
+        let conn = rusqlite::Connection::open(&db).expect("open");
+        let mut stmt = conn
+            .prepare("SELECT id, embedding, person, eye_open_l FROM faces ORDER BY id")
+            .expect("query");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("faces")
+    };
+    let before = rows();
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(before.iter().all(|r| r.3.is_some()), "measured: {before:?}");
+    // As the eye-state model's index left it: no mesh, no expression, measures 5.
+    rusqlite::Connection::open(&db)
+        .expect("open")
+        .execute_batch(
+            "UPDATE indexed SET measures = 5, mesh = NULL, eyes = 'fr_eye';
+             UPDATE faces SET eye_open_l = NULL, eye_open_r = NULL, smile = NULL,
+                 gaze_yaw = NULL, gaze_pitch = NULL, head_yaw = NULL, head_pitch = NULL;",
+        )
+        .expect("measures 5");
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (&again["indexed"], &again["remeasured"], &again["skipped"]),
+        (&0.into(), &SOME.len().into(), &0.into()),
+        "{again}"
+    );
+    assert_eq!(again["stages"]["meshed"], 2, "{again}");
+    let after = rows();
+    assert_eq!(
+        after.iter().map(|r| (r.0, &r.1, r.2)).collect::<Vec<_>>(),
+        before.iter().map(|r| (r.0, &r.1, r.2)).collect::<Vec<_>>(),
+        "the same face rows, embeddings and people"
+    );
+    for (b, a) in before.iter().zip(&after) {
+        let (x, y) = (b.3.expect("before"), a.3.expect("measured again"));
+        assert!((x - y).abs() < 1e-4, "the same measure: {x} then {y}");
+    }
+    for r in again["results"].as_array().expect("results") {
+        for f in r["faces"].as_array().expect("faces") {
+            assert_eq!(f["eyes"], "open", "{f}");
+            assert!(f["expression"]["eye_open"].is_array(), "{f}");
+        }
+    }
     let third = index(dir.path(), &folder);
     assert_eq!(third["skipped"], SOME.len(), "{third}");
 }

@@ -106,6 +106,8 @@ fn the_release_tool_builds_every_form_it_can_and_reports_the_rest() {
         "scrfd_2.5g-opset17",
         "scrfd_2.5g-i8-qdq",
         "fr_feature-opset17",
+        "face_mesh-onnx",
+        "iris_landmark-onnx",
     ] {
         let r = row(&b.report, form);
         assert_eq!(r["status"], "built", "{r}");
@@ -198,6 +200,104 @@ fn the_release_tool_builds_every_form_it_can_and_reports_the_rest() {
             "{p}"
         );
     }
+}
+
+/// The face mesh and the iris model, made ONNX from MediaPipe's TFLite files: the artifacts
+/// are the bytes the cards pin, and on both runtimes every point of every crop of a real face
+/// lies within the gate's bound of the TFLite interpreter's.
+#[test]
+fn the_tflite_forms_match_the_interpreter_on_real_faces_on_both_runtimes() {
+    let b = built();
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    for (form, model_id) in [
+        ("face_mesh-onnx", "face_mesh"),
+        ("iris_landmark-onnx", "iris_landmark"),
+    ] {
+        let r = row(&b.report, form);
+        assert_eq!(r["status"], "built", "{r}");
+        assert_eq!(r["verdict"], "pass", "{r}");
+        let card = cards.get(model_id).expect("card");
+        assert_eq!(card.sha256.as_deref(), r["sha256"].as_str(), "{r}");
+        let record: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(b.out.join(format!("{form}.record.json"))).expect("record"),
+        )
+        .expect("record json");
+        for runtime in ["onnxruntime", "tract"] {
+            let p = &record["parity"][runtime];
+            assert_eq!(p["verdict"], "pass", "{form} on {runtime}: {p}");
+            assert!(p["crops"].as_u64().unwrap_or(0) >= 12, "{form}: {p}");
+            assert!(
+                p["worst_point"].as_f64().unwrap_or(1.0) < 0.001,
+                "{form} on {runtime}: {p}"
+            );
+        }
+    }
+}
+
+/// The landmarks gate fails closed: an artifact whose weights moved fails it, and without the
+/// TFLite reference the gate does not run at all.
+#[test]
+fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
+    let b = built();
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The first convolution's weights scaled by 1.1.
+    let perturbed = dir.path().join("face_mesh-perturbed.onnx");
+    let made = Command::new(python())
+        .args([
+            "-c",
+            "import sys, onnx, numpy as np\n\
+             from onnx import numpy_helper\n\
+             m = onnx.load(sys.argv[1])\n\
+             w = m.graph.initializer[0]\n\
+             w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1.1, w.name))\n\
+             onnx.save(m, sys.argv[2])",
+        ])
+        .arg(b.out.join("face_mesh-onnx.onnx"))
+        .arg(&perturbed)
+        .status()
+        .expect("python");
+    assert!(made.success());
+    let gate = |artifact: &Path, assets: &Path| {
+        release(dir.path())
+            .arg("gate")
+            .arg("face_mesh-onnx")
+            .arg("--artifact")
+            .arg(artifact)
+            .arg("--models")
+            .arg(models())
+            .arg("--assets")
+            .arg(assets)
+            .arg("--darkroom")
+            .arg(env!("CARGO_BIN_EXE_darkroom"))
+            .arg("--out")
+            .arg(dir.path().join("gate"))
+            .output()
+            .expect("release.py runs")
+    };
+    let out = gate(&perturbed, &assets());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("\"verdict\": \"fail\""), "{text}");
+    assert!(
+        text.contains("of its crop's side from the reference"),
+        "{text}"
+    );
+    // The form as built passes the same gate.
+    let out = gate(&b.out.join("face_mesh-onnx.onnx"), &assets());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // No TFLite file where the form's upstream should be: blocked, never a pass.
+    let bare = dir.path().join("bare-assets");
+    std::fs::create_dir_all(&bare).expect("mkdir");
+    let out = gate(&b.out.join("face_mesh-onnx.onnx"), &bare);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("the upstream file is not here"),
+        "{out:?}"
+    );
 }
 
 /// `darkroom parity` of the int8 detector against the installed f32 one, on the corpus.

@@ -23,6 +23,8 @@ Usage (in the venv this script makes from requirements.txt; see `--help`):
                      [--calibration MANIFEST#SET] [--publish]
   release.py convert ID --models DIR --assets DIR --out FILE     (plan + convert alone:
                      scripts/fetch-assets rebuilds the int8 fixture and checks its hash)
+  release.py gate ID --artifact FILE --models DIR --assets DIR --darkroom BIN --out DIR
+                     (the parity gate alone on a given artifact: exit 1 on a fail)
 
 Exit status: 0 when every form is built with a passing verdict or refused/blocked with a
 reason; 1 when a form failed a check or its gate; 2 on bad input (a manifest, a descriptor).
@@ -49,8 +51,15 @@ CARDS = ROOT / "assets" / "models.toml"
 RECORDS = ROOT / "assets" / "model-releases.json"
 REQUIREMENTS = Path(__file__).resolve().parent / "requirements.txt"
 
-MECHANISMS = ("opset-upgrade", "ort-static-qdq")
-GATES = ("detector-same", "detector-int8", "detector-recall", "embedder")
+MECHANISMS = ("opset-upgrade", "ort-static-qdq", "tflite-convert")
+GATES = ("detector-same", "detector-int8", "detector-recall", "embedder", "landmarks")
+# The landmarks gate: each point within this fraction of its crop's side of the TFLite
+# interpreter's (a face fills about two thirds of the mesh's crop: 1.5% of the face), each other
+# output (the mesh's face score) within LANDMARK_OTHER_BOUND, over at least LANDMARK_MIN_CROPS
+# crops of real faces.
+LANDMARK_BOUND = 0.01
+LANDMARK_OTHER_BOUND = 0.01
+LANDMARK_MIN_CROPS = 12
 # Per-channel QDQ writes DequantizeLinear's `axis`, which opset 13 introduced: quantising an
 # opset-11 file writes an invalid model (measured on SCRFD-2.5G), so upgrade first.
 QDQ_MIN_OPSET = 13
@@ -281,7 +290,15 @@ def convert(p: Plan) -> Path:
 
     tmp = p.out.with_name(f".{p.out.name}.partial")
     p.out.parent.mkdir(parents=True, exist_ok=True)
-    if p.target["mechanism"] == "opset-upgrade":
+    if p.target["mechanism"] == "tflite-convert":
+        import tflite_onnx
+
+        try:
+            model = tflite_onnx.convert(str(p.source_path), p.target["opset"], p.target["ir_version"])
+        except tflite_onnx.Unsupported as e:
+            raise Failed(f"the TFLite graph cannot be carried over: {e}") from e
+        onnx.save(model, str(tmp))
+    elif p.target["mechanism"] == "opset-upgrade":
         model = onnx.load(str(p.source_path))
         model = fixed_input_shape(model, p.target["input_shape"])
         model = version_converter.convert_version(model, p.target["opset"])
@@ -520,7 +537,76 @@ def reference_of(p: Plan) -> str:
     return str(p.source_path)
 
 
+def landmark_parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path,
+                    out_dir: Path) -> tuple[dict, str]:
+    """The landmarks gate: the app crops the evaluation set's faces as it would for this model,
+    runs the form on each runtime and writes each crop's input tensor and outputs; the TFLite
+    interpreter runs the upstream file on the same tensors. Fails closed: no interpreter, no
+    upstream file, too few crops or a crop's tensor missing is a failure, never a pass."""
+    import numpy as np
+
+    try:
+        from ai_edge_litert.interpreter import Interpreter
+    except ImportError as e:
+        raise Failed(f"the reference (the TFLite interpreter, ai-edge-litert) is not installed: {e}") from e
+    if not p.source_path.is_file():
+        raise Failed(f"the reference file is missing: {p.source_path}")
+    interpreter = Interpreter(model_path=str(p.source_path))
+    interpreter.allocate_tensors()
+    given = interpreter.get_input_details()[0]
+    outputs = {d["name"]: d["index"] for d in interpreter.get_output_details()}
+    summaries, verdict = {}, "pass"
+    for runtime in ("onnxruntime", "tract"):
+        crops = out_dir / f"{p.target['id']}.crops.{runtime}"
+        shutil.rmtree(crops, ignore_errors=True)
+        report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
+        code, out, err = run_darkroom(darkroom, [
+            "parity", "--gate", "landmarks", "--reference", str(p.source_path),
+            "--candidate", str(artifact), "--as", p.target["model_id"],
+            "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
+            "--models", str(models), "--crops", str(crops), "--json", "--out", str(report)], runtime)
+        if code != 0 or not report.is_file():
+            raise Failed(f"darkroom parity on {runtime} exited {code}: {(err or out).strip()[-400:]}")
+        rows = json.loads(report.read_text()).get("crops", [])
+        reasons, worst, other_worst = [], 0.0, 0.0
+        if len(rows) < LANDMARK_MIN_CROPS:
+            reasons.append(f"{len(rows)} crops of real faces, fewer than {LANDMARK_MIN_CROPS}")
+        for row in rows:
+            tensor = crops / row["input"]
+            if not tensor.is_file():
+                raise Failed(f"a crop's input is missing: {tensor}")
+            x = np.fromfile(tensor, dtype="<f4")
+            if x.size != int(np.prod(given["shape"])):
+                raise Failed(f"a crop's input has {x.size} values, the model takes {given['shape']}: {tensor}")
+            interpreter.set_tensor(given["index"], x.reshape(given["shape"]))
+            interpreter.invoke()
+            side = float(given["shape"][1])
+            for name, index in outputs.items():
+                want = interpreter.get_tensor(index).reshape(-1)
+                got = np.asarray(row["outputs"].get(name, []), dtype=np.float32)
+                if got.size != want.size:
+                    reasons.append(f"{row['input']}: output {name} has {got.size} values, the reference {want.size}")
+                    continue
+                if want.size % 3 == 0 and want.size > 3:
+                    d = np.hypot(*(got.reshape(-1, 3)[:, :2] - want.reshape(-1, 3)[:, :2]).T) / side
+                    worst = max(worst, float(d.max()))
+                else:
+                    other_worst = max(other_worst, float(np.abs(got - want).max()))
+        if worst > LANDMARK_BOUND:
+            reasons.append(f"a point {worst:.4f} of its crop's side from the reference (bound {LANDMARK_BOUND})")
+        if other_worst > LANDMARK_OTHER_BOUND:
+            reasons.append(f"an output {other_worst:.4f} from the reference (bound {LANDMARK_OTHER_BOUND})")
+        summaries[runtime] = {"crops": len(rows), "worst_point": worst, "worst_other": other_worst,
+                              "bound": LANDMARK_BOUND, "verdict": "fail" if reasons else "pass",
+                              "reasons": reasons}
+        if reasons:
+            verdict = "fail"
+    return summaries, verdict
+
+
 def parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path, out_dir: Path) -> tuple[dict, str]:
+    if p.target["gate"] == "landmarks":
+        return landmark_parity(p, artifact, darkroom, assets, models, out_dir)
     summaries = {}
     verdict = "pass"
     for runtime in gate_runtimes(p.target):
@@ -541,13 +627,19 @@ def parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path, 
     return summaries, verdict
 
 
-def tool_versions() -> dict[str, str]:
+def tool_versions(target: dict) -> dict[str, str]:
+    from importlib.metadata import version
+
     import numpy
     import onnx
     import onnxruntime
     import PIL
 
-    return {
+    versions = {}
+    if target["mechanism"] == "tflite-convert":
+        versions = {"tflite_onnx.py": sha256_file(Path(__file__).with_name("tflite_onnx.py")),
+                    "tflite": version("tflite"), "ai-edge-litert": version("ai-edge-litert")}
+    return versions | {
         "release.py": sha256_file(Path(__file__)),
         "requirements.txt": sha256_file(REQUIREMENTS),
         "python": ".".join(map(str, sys.version_info[:3])),
@@ -565,7 +657,7 @@ def make_record(p: Plan, artifact: Path, checks: dict, parity_summary: dict, ver
         "descriptor": p.target,
         "source_sha256": p.source_sha256,
         "calibration_manifest_sha256": (manifest_identity(*p.calibration) if p.calibration else None),
-        "tools": tool_versions(),
+        "tools": tool_versions(p.target),
     }
     return {
         "identity": identity,
@@ -672,6 +764,23 @@ def cmd_convert(args) -> int:
     return 0
 
 
+def cmd_gate(args) -> int:
+    """The gate alone on a given artifact (a form rebuilt elsewhere, or one altered on purpose):
+    its source is planned as the build plans it, so a missing reference blocks, never passes."""
+    forms = load_forms()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = Context(forms, load_cards(), Path(args.models), Path(args.assets), out)
+    p = plan(get_target(forms, args.form), ctx)
+    try:
+        summary, verdict = parity(p, Path(args.artifact), Path(args.darkroom), ctx.assets, ctx.models, out)
+    except Failed as e:
+        print(f"{args.form:24} failed   {e}")
+        return 1
+    print(json.dumps({"form": args.form, "verdict": verdict, "parity": summary}, indent=2, ensure_ascii=False))
+    return 0 if verdict == "pass" else 1
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
@@ -683,6 +792,13 @@ def main() -> int:
     b.add_argument("--only", nargs="*", help="these forms (and the forms they are made from)")
     b.add_argument("--calibration", help="another calibration manifest#set (tests)")
     b.add_argument("--publish", action="store_true", help="write passing records to assets/model-releases.json")
+    g = sub.add_parser("gate", help="the parity gate alone on a given artifact for a form")
+    g.add_argument("form")
+    g.add_argument("--artifact", required=True)
+    g.add_argument("--models", required=True)
+    g.add_argument("--assets", required=True)
+    g.add_argument("--darkroom", required=True)
+    g.add_argument("--out", required=True)
     c = sub.add_parser("convert", help="plan + convert one form (and its sources) to a file")
     c.add_argument("form")
     c.add_argument("--models", required=True)
@@ -690,7 +806,8 @@ def main() -> int:
     c.add_argument("--out", required=True)
     args = ap.parse_args()
     try:
-        return cmd_build(args) if args.command == "build" else cmd_convert(args)
+        commands = {"build": cmd_build, "gate": cmd_gate, "convert": cmd_convert}
+        return commands[args.command](args)
     except (BadInput, Refused, Blocked) as e:
         print(f"release.py: {e}", file=sys.stderr)
         return 2

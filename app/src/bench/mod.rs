@@ -4,6 +4,7 @@
 
 pub mod decisions;
 pub mod decoders;
+pub mod expressions;
 pub mod first_frame;
 pub mod focus;
 pub mod grid;

@@ -37,6 +37,43 @@ pub struct Args {
     /// them while inference waits for decodes.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Whose verdict a face's eyes get: `mesh` (the face mesh's lids, the default where it is
+    /// installed) or `classifier` (the eye-state model). Each stands in where the other
+    /// cannot judge.
+    #[arg(long)]
+    pub eye_judge: Option<darkroom_index::eyes::EyeJudge>,
+}
+
+/// A face's expression as the mesh measured it, with what the rules make of it.
+#[derive(Serialize)]
+struct ExpressionOut {
+    /// Each eye's lid gap over its width, the photo's left-hand eye first.
+    eye_open: [f32; 2],
+    /// Each eye's state: "open", "half" or "closed".
+    eyes: [darkroom_engine::face::Openness; 2],
+    smile: f32,
+    smiling: bool,
+    /// Degrees from the camera: yaw (+ to the photo's right), pitch (+ down).
+    gaze: [f32; 2],
+    looking_away: bool,
+    /// The head's turn in degrees, the same way.
+    head: [f32; 2],
+}
+
+impl ExpressionOut {
+    fn of(row: &darkroom_catalog::ExpressionRow) -> ExpressionOut {
+        let rules = &darkroom_engine::face::EXPRESSION_RULES;
+        let e = darkroom_index::eyes::expression_of(row);
+        ExpressionOut {
+            eye_open: e.eye_open,
+            eyes: rules.eyes(&e),
+            smile: e.smile,
+            smiling: rules.smiling(&e),
+            gaze: e.gaze,
+            looking_away: rules.looking_away(&e),
+            head: e.head,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -46,9 +83,13 @@ struct FaceOut {
     score: f32,
     person: Option<i64>,
     sharpness: f32,
-    /// "open", "closed", or absent without an eye-state model.
+    /// "open", "closed" (the eyes' judge's verdict: a blink), or absent where nothing could
+    /// judge them.
     #[serde(skip_serializing_if = "Option::is_none")]
     eyes: Option<&'static str>,
+    /// The face mesh's measures, where it ran and saw a face.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    expression: Option<ExpressionOut>,
     /// The sharper eye's sharpness, where the eyes could be judged.
     #[serde(skip_serializing_if = "Option::is_none")]
     eyes_sharpness: Option<f32>,
@@ -90,6 +131,7 @@ struct ModelIds {
     detector: String,
     embedder: Option<String>,
     eyes: Option<String>,
+    mesh: Option<String>,
     segmenter: Option<String>,
     scene: Option<String>,
 }
@@ -150,7 +192,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     )?;
     let catalog_path = crate::services::catalog_path(args.catalog.clone())?;
     let mut catalog = Catalog::open(&catalog_path, SidecarNaming::default())?;
-    let (thresholds, rules) = cull_settings::rules_of(&window);
+    let (mut thresholds, rules) = cull_settings::rules_of(&window);
+    if let Some(judge) = args.eye_judge {
+        thresholds.eye_judge = judge;
+    }
     let config = JobConfig {
         photos: photos.clone(),
         backend: pin.line.clone(),
@@ -249,6 +294,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
                     person: f.person,
                     sharpness: f.sharpness,
                     eyes: f.eyes_closed.map(|c| if c { "closed" } else { "open" }),
+                    expression: f.expression.as_ref().map(ExpressionOut::of),
                     eyes_sharpness: f.eyes_sharpness,
                     eyes_soft: darkroom_index::analysis::eyes_soft(
                         f.eyes_sharpness,
@@ -269,6 +315,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             detector: summary.detector.clone(),
             embedder: summary.embedder.clone(),
             eyes: summary.eyes.clone(),
+            mesh: summary.mesh.clone(),
             segmenter: summary.segmenter.clone(),
             scene: summary.scene.clone(),
         },

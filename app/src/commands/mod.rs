@@ -11,6 +11,7 @@ pub mod ingest;
 pub mod ladder_worker;
 pub mod models;
 pub mod parity;
+pub mod people;
 pub mod probe;
 pub mod propose;
 pub mod subject;

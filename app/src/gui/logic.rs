@@ -780,6 +780,7 @@ fn face_tiles(
                 eyes_soft: c.eyes_soft,
                 center: c.center,
                 person: c.person,
+                expression: c.expression,
             })
             .collect(),
     );

@@ -161,6 +161,8 @@ pub struct FaceTile {
     pub center: egui::Pos2,
     /// Who it is, where the index's people clustering said.
     pub person: Option<i64>,
+    /// What the face mesh measured, where it ran.
+    pub expression: Option<darkroom_catalog::ExpressionRow>,
 }
 
 /// A photo at its own resolution for the loupe's 100 %, and what was read of its pixels: its

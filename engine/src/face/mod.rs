@@ -1,18 +1,28 @@
 //! The face pipeline: detect (SCRFD), align (5-point similarity to the ArcFace template),
-//! embed (L2-normalised 512-d). Pre- and post-processing live here; running a graph is
+//! embed (L2-normalised 512-d); the mesh and the irises on each face, and the expression they
+//! make. Pre- and post-processing live here; running a graph is
 //! `sessions`' job.
 
 mod align;
 mod detector;
 mod embedder;
+mod expression;
 mod eyes;
+mod mesh;
 mod nms;
 mod tensor;
 
 pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
+pub use expression::{
+    EXPRESSION_RULES, Expression, ExpressionRules, Openness, eye_openness, iris_offset,
+};
 pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState, eye_distance};
+pub use mesh::{
+    EYE_CORNERS, EYE_CROP_SCALE, ExpressionReader, EyePoints, FaceMesh, IrisModel, LandmarkCrop,
+    MESH_CROP_SCALE, MeshPoints,
+};
 pub use nms::{iou, nms};
 pub use tensor::{
     Fitted, letterbox_centre, letterbox_top_left, normalise_nchw, resize_bilinear, stretched_nchw,

@@ -63,5 +63,6 @@ pub fn analysis(
         tones: None,
         tags: Vec::new(),
         clock: Default::default(),
+        doing: Default::default(),
     }
 }

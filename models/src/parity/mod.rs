@@ -69,14 +69,19 @@ pub enum Gate {
     DetectorRecall,
     /// Cosine > 0.999 against the reference for 99.9% of faces.
     Embedder,
+    /// A landmark model converted from TFLite: `darkroom parity` writes the crops the app
+    /// makes of real faces and the candidate's outputs; the release tool runs the TFLite
+    /// reference on the same tensors and gives the verdict (tools/release/release.py).
+    Landmarks,
 }
 
 impl Gate {
-    pub const ALL: [Gate; 4] = [
+    pub const ALL: [Gate; 5] = [
         Gate::DetectorSame,
         Gate::DetectorInt8,
         Gate::DetectorRecall,
         Gate::Embedder,
+        Gate::Landmarks,
     ];
 
     /// Its name in reports and on the command line (the serde name).
@@ -86,6 +91,7 @@ impl Gate {
             Gate::DetectorInt8 => "detector-int8",
             Gate::DetectorRecall => "detector-recall",
             Gate::Embedder => "embedder",
+            Gate::Landmarks => "landmarks",
         }
     }
 }
@@ -305,6 +311,8 @@ impl EmbedderTally {
 pub fn verdict(gate: Gate, s: &Summary, rules: &Rules) -> Vec<String> {
     let mut why = Vec::new();
     match gate {
+        // Its verdict is the release tool's, which has the reference interpreter.
+        Gate::Landmarks => {}
         Gate::Embedder => {
             let e = s.embedder.clone().unwrap_or_default();
             if e.share_above < rules.cosine_share {
@@ -384,6 +392,7 @@ pub fn regressions(gate: Gate, now: &Summary, base: &Summary, rules: &Rules) -> 
     let mut why = Vec::new();
     let m = rules.baseline_margin;
     match gate {
+        Gate::Landmarks => {}
         Gate::Embedder => {
             let (a, b) = (
                 now.embedder.clone().unwrap_or_default(),
@@ -446,11 +455,14 @@ mod tests {
         // looked at.
         for g in Gate::ALL {
             match g {
-                Gate::DetectorSame | Gate::DetectorInt8 | Gate::DetectorRecall | Gate::Embedder => {
-                }
+                Gate::DetectorSame
+                | Gate::DetectorInt8
+                | Gate::DetectorRecall
+                | Gate::Embedder
+                | Gate::Landmarks => {}
             }
         }
-        assert_eq!(Gate::ALL.len(), 4);
+        assert_eq!(Gate::ALL.len(), 5);
     }
 
     fn face(x: f32, y: f32, side: f32) -> Face {

@@ -14,6 +14,8 @@ use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder, cosine};
 use darkroom_engine::{ModelSession, Role, SessionSettings, Sessions, image_io};
 use serde::{Deserialize, Serialize};
 
+mod landmarks;
+
 use darkroom_models::parity::corpus::Corpus;
 use darkroom_models::parity::{
     self as compare, Bands, EmbedderTally, FaceOutcome, Gate, RULES, Summary,
@@ -62,6 +64,10 @@ pub struct Args {
     /// Also write the JSON report here.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// The landmarks gate: write each crop's input tensor here (little-endian f32), for the
+    /// release tool to feed the TFLite reference.
+    #[arg(long)]
+    pub crops: Option<PathBuf>,
 }
 
 /// `--gate`'s values, named as in reports (the gate's own names, listed in `--help`).
@@ -160,10 +166,14 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let card = sessions.store().cards().get(&candidate_card)?.clone();
     let gate = args.gate.unwrap_or(match (card.role, card.numeric_form) {
+        (Role::FaceMesh | Role::Iris, _) => Gate::Landmarks,
         (Role::Embedder, _) => Gate::Embedder,
         (_, darkroom_engine::NumericForm::F32) => Gate::DetectorSame,
         _ => Gate::DetectorInt8,
     });
+    if gate == Gate::Landmarks {
+        return landmarks::run(&args, &corpus, &sessions, &candidate_arg, &candidate_card);
+    }
     let role = if gate == Gate::Embedder {
         Role::Embedder
     } else {

@@ -133,7 +133,7 @@ fn face_cell_ui(ui: &mut egui::Ui, t: &FaceTile, cell: f32, blurry_below: f32) {
         let shown = size * (cell / size.x.max(size.y)).min(1.0);
         ui.image((t.texture.id(), shown));
         super::loupe::face_focus_ui(ui, t.sharpness, blurry_below);
-        super::loupe::eyes_ui(ui, t.eyes_closed);
+        super::loupe::eyes_ui(ui, t.eyes_closed, t.expression.as_ref());
         super::loupe::eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft, blurry_below);
     });
 }

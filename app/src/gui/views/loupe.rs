@@ -189,7 +189,7 @@ fn face_strip_ui(
                         intents.push(Intent::Zoom(crate::gui::intent::ZoomChange::Face(k)));
                     }
                     face_focus_ui(ui, t.sharpness, blurry_below);
-                    eyes_ui(ui, t.eyes_closed);
+                    eyes_ui(ui, t.eyes_closed, t.expression.as_ref());
                     eye_focus_ui(ui, t.eyes_sharpness, t.eyes_soft, blurry_below);
                 });
             }
@@ -197,16 +197,48 @@ fn face_strip_ui(
     });
 }
 
-/// A face's eyes, as the eye model saw them (nothing when it did not run).
-pub fn eyes_ui(ui: &mut egui::Ui, eyes_closed: Option<bool>) {
-    match eyes_closed {
-        Some(true) => {
-            ui.colored_label(theme::EYES_CLOSED, "eyes closed");
-        }
-        Some(false) => {
-            ui.label("eyes open");
-        }
-        None => {}
+/// A face's eyes as their judge saw them (nothing when none could), and where the face mesh
+/// ran, whether it smiles and whether it looks away; the mesh's figures on hover.
+pub fn eyes_ui(
+    ui: &mut egui::Ui,
+    eyes_closed: Option<bool>,
+    expression: Option<&darkroom_catalog::ExpressionRow>,
+) {
+    use darkroom_engine::face::{EXPRESSION_RULES, Openness};
+    let rules = &EXPRESSION_RULES;
+    let e = expression.map(darkroom_index::eyes::expression_of);
+    let lids = e.map(|e| {
+        format!(
+            "lids open {:.2} and {:.2} of the eye's width (closed under {:.2})",
+            e.eye_open[0], e.eye_open[1], rules.closed_below
+        )
+    });
+    let half = e.is_some_and(|e| rules.eyes(&e).contains(&Openness::Half));
+    let shown = match eyes_closed {
+        Some(true) => Some(ui.colored_label(theme::EYES_CLOSED, "eyes closed")),
+        Some(false) if half => Some(ui.label("eyes half-closed")),
+        Some(false) => Some(ui.label("eyes open")),
+        None => None,
+    };
+    if let (Some(r), Some(lids)) = (shown, lids) {
+        r.on_hover_text(lids);
+    }
+    let Some(e) = e else {
+        return;
+    };
+    if rules.smiling(&e) {
+        ui.label("smiling").on_hover_text(format!(
+            "smile {:.2} (from {:.2})",
+            e.smile, rules.smile_from
+        ));
+    }
+    if eyes_closed != Some(true) && rules.looking_away(&e) {
+        ui.colored_label(theme::EYES_CLOSED, "looking away")
+            .on_hover_text(format!(
+                "gaze {:.0}° across, {:.0}° up or down",
+                e.gaze[0],
+                e.gaze[1] - rules.level_pitch_deg
+            ));
     }
 }
 

@@ -289,6 +289,8 @@ fn role_name(role: darkroom_engine::Role) -> &'static str {
         Role::EyeState => "eye state",
         Role::Segmenter => "segmenter",
         Role::Scene => "scene",
+        Role::FaceMesh => "face mesh",
+        Role::Iris => "iris",
     }
 }
 

@@ -20,6 +20,8 @@ pub struct FaceCrop {
     pub center: egui::Pos2,
     /// Who it is, where the index's people clustering said.
     pub person: Option<i64>,
+    /// What the face mesh measured, where it ran.
+    pub expression: Option<darkroom_catalog::ExpressionRow>,
 }
 
 /// What the index says to show over a photo in the loupe: its faces' close-ups and its
@@ -99,6 +101,7 @@ pub fn crops_of(img: &RgbImage, photo: &Path, catalog: &Path) -> FaceCrops {
                     cy / img.height().max(1) as f32,
                 ),
                 person: f.person,
+                expression: f.expression,
             }
         })
         .collect::<Vec<_>>();
