@@ -67,6 +67,9 @@ Section "DarkRoom" SecApp
   SetOutPath "$INSTDIR\models"
   File "${STAGE}\models\u2netp.onnx"
   File "${STAGE}\models\centerface.onnx"
+  ; MediaPipe's face mesh and iris models: each face's eyes, smile and gaze.
+  File "${STAGE}\models\face_mesh.onnx"
+  File "${STAGE}\models\iris_landmark.onnx"
   SetOutPath "$INSTDIR\licences"
   File "${STAGE}\licences\*.*"
 
@@ -97,6 +100,8 @@ Section "Uninstall"
   Delete "$INSTDIR\darkroom.ico"
   Delete "$INSTDIR\models\u2netp.onnx"
   Delete "$INSTDIR\models\centerface.onnx"
+  Delete "$INSTDIR\models\face_mesh.onnx"
+  Delete "$INSTDIR\models\iris_landmark.onnx"
   RMDir "$INSTDIR\models"
   RMDir /r "$INSTDIR\licences"
   Delete "$INSTDIR\uninstall.exe"

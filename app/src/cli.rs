@@ -117,6 +117,9 @@ pub enum Command {
         /// Without the segmenter (its cost, side by side).
         #[arg(long)]
         no_segmenter: bool,
+        /// Without the face mesh (its cost, side by side).
+        #[arg(long)]
+        no_mesh: bool,
     },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
@@ -164,7 +167,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             detector,
             embedder,
             no_segmenter,
-        } => bench::index::worker(dir, detector, embedder, no_segmenter),
+            no_mesh,
+        } => bench::index::worker(dir, detector, embedder, no_segmenter, no_mesh),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

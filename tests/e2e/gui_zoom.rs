@@ -457,25 +457,26 @@ fn compare_shows_a_selection_zoomed_together_with_a_pinned_pane_and_decides_from
 
 /// Two people (Einstein and a man to his left, boxes in the 3000×2171 Solvay photo) across a
 /// burst of three frames: in the first the second person blinks, in the third the first is
-/// blurry; only the second has everyone sharp with open eyes.
+/// blurry; only the second has everyone sharp with open eyes. The face mesh's measures say the
+/// second person smiles in the second frame and looks away in the third.
 const EINSTEIN: [f32; 4] = [1591.0, 1146.0, 1682.0, 1246.0];
 const OTHER: [f32; 4] = [862.0, 1095.0, 950.0, 1195.0];
 
 fn burst_rows(dir: &Path, frames: &[PathBuf]) {
     let mut c =
         Catalog::open(&dir.join("catalog.sqlite"), SidecarNaming::WithExtension).expect("catalog");
-    // (sharpness, eyes closed) of each person in each frame.
+    // (sharpness, eyes closed, smile, gaze across) of each person in each frame.
     let states = [
-        [(90.0, false), (85.0, true)],
-        [(92.0, false), (88.0, false)],
-        [(12.0, false), (86.0, false)],
+        [(90.0, false, 0.0, 0.0), (85.0, true, 0.0, 0.0)],
+        [(92.0, false, 0.0, 0.0), (88.0, false, 0.2, 0.0)],
+        [(12.0, false, 0.0, 0.0), (86.0, false, 0.0, 30.0)],
     ];
     for (k, (path, people)) in frames.iter().zip(states).enumerate() {
         let faces = [EINSTEIN, OTHER]
             .into_iter()
             .zip(people)
             .enumerate()
-            .map(|(p, (bbox, (sharpness, closed)))| FaceRow {
+            .map(|(p, (bbox, (sharpness, closed, smile, gaze)))| FaceRow {
                 id: 0,
                 bbox,
                 score: 0.9,
@@ -485,7 +486,12 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 eyes_closed: Some(closed),
                 person: Some(p as i64 + 1),
                 eyes_sharpness: None,
-                expression: None,
+                expression: Some(darkroom_catalog::ExpressionRow {
+                    eye_open: if closed { [0.08, 0.07] } else { [0.3, 0.29] },
+                    smile,
+                    gaze: [gaze, 6.0],
+                    head: [gaze / 2.0, 6.0],
+                }),
                 key: false,
             })
             .collect();
@@ -495,10 +501,10 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
                 mtime_ns: 0,
                 detector: "scrfd_2.5g".into(),
                 embedder: Some("fr_feature".into()),
-                eyes: Some("fr_eye".into()),
+                eyes: Some("face_mesh+iris_landmark".into()),
                 segmenter: None,
                 scene: None,
-                mesh: None,
+                mesh: Some("face_mesh+iris_landmark".into()),
                 measures: darkroom_catalog::MEASURES,
             },
             backend: "CPU · ONNX Runtime 1.31.1".into(),
@@ -551,6 +557,9 @@ fn people_across_a_burst_show_who_is_sharp_with_open_eyes_and_a_column_picks_its
     );
     h.get_by_label("eyes closed");
     h.get_by_label("face blurry");
+    // The face mesh's verdicts, under the faces they are about.
+    h.get_by_label("smiling");
+    h.get_by_label("looking away");
     h.snap("people_across_burst");
     h.get_by_label("Pick this frame burst_2.jpg").click();
     settle(&mut h);

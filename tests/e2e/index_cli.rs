@@ -399,7 +399,9 @@ fn a_catalog_from_before_the_mesh_gets_its_measures_without_detecting_again() {
         "{first}"
     );
     let db = dir.path().join("catalog.sqlite");
-    let rows = || -> Vec<(i64, Vec<u8>, Option<i64>, Option<f64>)> {
+    /// A face row's id, embedding, person and left eye's openness.
+    type Row = (i64, Vec<u8>, Option<i64>, Option<f64>);
+    let rows = || -> Vec<Row> {
         let conn = rusqlite::Connection::open(&db).expect("open");
         let mut stmt = conn
             .prepare("SELECT id, embedding, person, eye_open_l FROM faces ORDER BY id")

@@ -227,7 +227,7 @@ fn the_tflite_forms_match_the_interpreter_on_real_faces_on_both_runtimes() {
             assert_eq!(p["verdict"], "pass", "{form} on {runtime}: {p}");
             assert!(p["crops"].as_u64().unwrap_or(0) >= 12, "{form}: {p}");
             assert!(
-                p["worst_point"].as_f64().unwrap_or(1.0) < 0.001,
+                p["worst_point"].as_f64().unwrap_or(1.0) < 1e-4,
                 "{form} on {runtime}: {p}"
             );
         }
@@ -281,6 +281,10 @@ fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
     assert!(
         text.contains("of its crop's side from the reference"),
         "{text}"
+    );
+    assert!(
+        text.contains("an output"),
+        "the face logit moved too: {text}"
     );
     // The form as built passes the same gate.
     let out = gate(&b.out.join("face_mesh-onnx.onnx"), &assets());

@@ -2,8 +2,8 @@
 //! stages alone, per runtime (tract, ONNX Runtime; the runtime is once per process, so each
 //! runs in a child: the hidden `bench-index-worker`). Reports photos/s end to end, the decode
 //! stage alone (working decode + focus + hash on the job's decode threads), the inference
-//! stage alone (detect + embed + eyes on every photo, decoded beforehand and untimed, one
-//! thread as in the job), the
+//! stage alone (detect + embed + eyes + the face mesh on every photo, decoded beforehand and
+//! untimed, one thread as in the job), the
 //! ratio of end to end to the slower stage (stages overlap when it is near 1), the time split
 //! by stage, and the peak resident memory.
 
@@ -36,6 +36,9 @@ pub struct Args {
     /// Skip the ONNX Runtime pass without the segmenter (its cost, side by side).
     #[arg(long)]
     no_segmenter_pass: bool,
+    /// Skip the ONNX Runtime pass without the face mesh (its cost, side by side).
+    #[arg(long)]
+    no_mesh_pass: bool,
     /// Also run the Immich-style Python pass (scripts/immich-pass.py) with this Python, on the
     /// same photos, SCRFD file and the last --embedder's file, and print the ratio.
     #[arg(long)]
@@ -84,6 +87,9 @@ struct RuntimeResult {
     /// The segmenter(s) the job ran, if any.
     #[serde(default)]
     segmenter: Option<String>,
+    /// The face mesh and iris models the job ran, if any.
+    #[serde(default)]
+    mesh: Option<String>,
     /// Each model's session settings ("scrfd_2.5g: all · 2 threads").
     sessions: Vec<String>,
     decode_alone_photos_per_s: f64,
@@ -170,6 +176,7 @@ fn models(
     detector: Option<String>,
     embedder: Option<String>,
     segmenter: bool,
+    mesh: bool,
 ) -> anyhow::Result<(Models, Vec<String>)> {
     let (backend, wait) = crate::services::start(sessions.store().clone(), false)?;
     if !backend.wait_tuned(wait) {
@@ -183,9 +190,15 @@ fn models(
     if !segmenter {
         models.segmenters = Default::default();
     }
+    if !mesh {
+        models.mesh = None;
+    }
     let mut ids = vec![models.detector.model_id()];
     ids.extend(models.embedder.as_ref().map(FaceEmbedder::model_id));
     ids.extend(models.eyes.as_ref().map(EyeClassifier::model_id));
+    if let Some(m) = &models.mesh {
+        ids.extend([m.mesh.model_id(), m.iris.model_id()]);
+    }
     ids.extend(
         models
             .segmenters
@@ -212,12 +225,18 @@ pub fn worker(
     detector: Option<String>,
     embedder: Option<String>,
     no_segmenter: bool,
+    no_mesh: bool,
 ) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
     let sessions = crate::services::sessions(None)?;
     let runtime = sessions.runtime().summary();
-    let (mut models, session_settings) = models(&sessions, detector, embedder, !no_segmenter)?;
+    let (mut models, session_settings) =
+        models(&sessions, detector, embedder, !no_segmenter, !no_mesh)?;
     let segmenter = models.segmenters.id();
+    let mesh = models
+        .mesh
+        .as_ref()
+        .map(darkroom_engine::face::ExpressionReader::model_id);
     let decode_threads = darkroom_index::job::decode_threads_max();
 
     // Every file read once first, so no measurement pays for a cold page cache.
@@ -270,6 +289,17 @@ pub fn worker(
                 std::hint::black_box(eyes.classify_face(&w.image, &face.landmarks)?);
             }
         }
+        if let Some(reader) = models.mesh.as_mut() {
+            for face in faces.iter().filter(|f| {
+                darkroom_engine::face::eye_distance(&f.landmarks) >= thresholds.eyes_min_distance_px
+            }) {
+                std::hint::black_box(reader.read(
+                    &w.image,
+                    face,
+                    &darkroom_engine::face::EXPRESSION_RULES,
+                )?);
+            }
+        }
         let eyes = faces
             .iter()
             .map(|f| job::eye_focus(&w.image, f.bbox, &f.landmarks, &thresholds))
@@ -314,6 +344,7 @@ pub fn worker(
         faces: summary.faces,
         decode_threads,
         segmenter,
+        mesh,
         sessions: session_settings,
         decode_alone_photos_per_s: decode_alone,
         inference_alone_photos_per_s: inference_alone,
@@ -333,12 +364,16 @@ fn spawn(
     detector: Option<&str>,
     embedder: Option<&str>,
     segmenter: bool,
+    mesh: bool,
 ) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
     cmd.arg("bench-index-worker").arg(dir);
     if !segmenter {
         cmd.arg("--no-segmenter");
+    }
+    if !mesh {
+        cmd.arg("--no-mesh");
     }
     if let Some(id) = detector {
         cmd.arg("--detector").arg(id);
@@ -367,6 +402,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             first(&a.detector),
             first(&a.embedder),
             true,
+            true,
         )?);
     }
     let or_default = |v: &[String]| -> Vec<Option<String>> {
@@ -384,6 +420,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 detector.as_deref(),
                 embedder.as_deref(),
                 true,
+                true,
             )?);
         }
     }
@@ -397,6 +434,22 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             false,
             first(&a.detector),
             first(&a.embedder),
+            false,
+            true,
+        )?),
+        _ => None,
+    };
+    // The face mesh's cost: the first ONNX Runtime configuration again without it.
+    let without_mesh = match (
+        a.no_mesh_pass,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        (false, Some(with)) if with.mesh.is_some() => Some(spawn(
+            &dir,
+            false,
+            first(&a.detector),
+            first(&a.embedder),
+            true,
             false,
         )?),
         _ => None,
@@ -415,7 +468,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"darkroom": results, "without_segmenter": without, "peer": peer})
+                &serde_json::json!({"darkroom": results, "without_segmenter": without, "without_mesh": without_mesh, "peer": peer})
             )?
         );
         return Ok(ExitCode::SUCCESS);
@@ -485,6 +538,20 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             with.stages.segment_ms / n,
             with.stages.segmented,
             with.photos
+        );
+    }
+    if let (Some(off), Some(with)) = (
+        &without_mesh,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        println!(
+            "face mesh {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · {:.1} ms a face (the mesh and both irises) on {} faces",
+            with.mesh.as_deref().unwrap_or("none"),
+            with.end_to_end_photos_per_s / off.end_to_end_photos_per_s,
+            with.end_to_end_photos_per_s,
+            off.end_to_end_photos_per_s,
+            with.stages.mesh_ms / with.stages.meshed.max(1) as f64,
+            with.stages.meshed
         );
     }
     if let Some(p) = &peer {

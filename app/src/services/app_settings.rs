@@ -42,6 +42,8 @@ pub struct CullSettings {
     pub keep_per_burst: usize,
     /// How alike and how close in time frames must be to be one scene.
     pub scenes: darkroom_index::scenes::SceneRules,
+    /// Whose verdict a face's eyes get: the face mesh's, or the eye-state model's.
+    pub eye_judge: darkroom_index::eyes::EyeJudge,
 }
 
 impl Default for CullSettings {
@@ -52,6 +54,7 @@ impl Default for CullSettings {
             strictness: darkroom_index::Strictness::Balanced,
             keep_per_burst: 1,
             scenes: Default::default(),
+            eye_judge: Default::default(),
         }
     }
 }

@@ -14,6 +14,7 @@ pub fn rules_of(settings: &AppSettings) -> (Thresholds, ProposalRules) {
         thresholds.blurry_below = v;
     }
     thresholds.scenes = settings.culling.scenes;
+    thresholds.eye_judge = settings.culling.eye_judge;
     let rules = ProposalRules::new(
         settings.culling.strictness,
         settings.culling.keep_per_burst,

@@ -137,6 +137,7 @@ impl DarkRoom {
             decode_threads: darkroom_index::job::decode_threads_max(),
             inference_threads: self.knobs.threads_in_effect,
             detector: self.detector.clone(),
+            eye_judge: self.cull_settings.eye_judge,
         };
         let control = Arc::new(darkroom_index::Control::default());
         let live = Latest::default();

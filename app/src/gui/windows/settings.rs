@@ -386,6 +386,29 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
                     }
                 });
                 ui.end_row();
+                let label = ui.label("Eyes judged by").id;
+                ui.horizontal(|ui| {
+                    use darkroom_index::eyes::EyeJudge;
+                    let mut c = culling;
+                    let words = |j: EyeJudge| match j {
+                        EyeJudge::Mesh => "the face mesh",
+                        EyeJudge::Classifier => "the eye-state model",
+                    };
+                    egui::ComboBox::from_id_salt("eye judge")
+                        .selected_text(words(c.eye_judge))
+                        .show_ui(ui, |ui| {
+                            for j in EyeJudge::ALL {
+                                ui.selectable_value(&mut c.eye_judge, j, words(j));
+                            }
+                        })
+                        .response
+                        .labelled_by(label);
+                    ui.weak("each stands in where the other cannot judge; the next index judges again");
+                    if c != culling {
+                        change = Some(SettingsChange::Culling(c));
+                    }
+                });
+                ui.end_row();
                 ui.label("Scenes");
                 ui.vertical(|ui| {
                     if let Some(scenes) =

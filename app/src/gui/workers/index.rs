@@ -17,6 +17,8 @@ pub struct IndexRequest {
     pub inference_threads: usize,
     /// The detector's model_id (Settings' choice).
     pub detector: String,
+    /// Whose verdict a face's eyes get (Settings' choice).
+    pub eye_judge: darkroom_index::eyes::EyeJudge,
 }
 
 /// What a running index job has said so far, overwritten as it goes: the job never waits for
@@ -47,6 +49,7 @@ pub fn index_job(
             decode_threads,
             inference_threads,
             detector,
+            eye_judge,
         } = request;
         let result = (|| -> anyhow::Result<darkroom_index::Summary> {
             let store =
@@ -64,7 +67,10 @@ pub fn index_job(
                 backend: pin.line.clone(),
                 decode_threads,
                 work_side: 1440,
-                thresholds: darkroom_index::Thresholds::default(),
+                thresholds: darkroom_index::Thresholds {
+                    eye_judge,
+                    ..Default::default()
+                },
             };
             let summary = darkroom_index::job::run(
                 &config,
