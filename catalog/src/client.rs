@@ -68,6 +68,8 @@ pub enum Request<T> {
     },
     /// Name a person (None: forget the name).
     NamePerson(i64, Option<String>),
+    /// Make a person a key person, or not; answered `PersonStarred`.
+    StarPerson(i64, bool),
 }
 
 /// A change's answer: the photo's decision before and after, or why nothing was recorded.
@@ -94,6 +96,8 @@ pub enum Report<T> {
     SidecarFailed { tag: T, error: String },
     /// A body's clock correction is durable: what reads the index rows now sees it.
     ClockSet { body: String, offset_s: f64 },
+    /// A person was made a key person (or not), durably: the folder's analysis is read again.
+    PersonStarred { id: i64, starred: bool },
     /// Something that belongs to no photo (the catalog did not open).
     Problem(String),
 }
@@ -360,6 +364,20 @@ impl<T: Clone> Worker<T> {
                             }
                         }
                     }
+                    Request::StarPerson(id, starred) => {
+                        self.run(std::mem::take(&mut work));
+                        if let Some(c) = self.catalog.as_mut() {
+                            match c.star_person(id, starred) {
+                                Ok(true) => (self.report)(Report::PersonStarred { id, starred }),
+                                Ok(false) => (self.report)(Report::Problem(format!(
+                                    "Person {id} is not in the catalog: nobody was starred"
+                                ))),
+                                Err(e) => (self.report)(Report::Problem(format!(
+                                    "the key person was not saved: {e}"
+                                ))),
+                            }
+                        }
+                    }
                     Request::NamePerson(id, name) => {
                         self.run(std::mem::take(&mut work));
                         if let Some(c) = self.catalog.as_mut()
@@ -547,7 +565,8 @@ fn one<T: Clone>(
         | Request::Words(_)
         | Request::WriteToCards(_)
         | Request::SetClock { .. }
-        | Request::NamePerson(..) => {
+        | Request::NamePerson(..)
+        | Request::StarPerson(..) => {
             unreachable!("settings are applied between batches")
         }
     }

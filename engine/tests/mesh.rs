@@ -136,9 +136,15 @@ fn closed_eyes_of_real_photos_read_as_a_blink() {
 #[test]
 fn the_measures_follow_the_face_not_the_photo() {
     let mut m = models();
-    let img = photo("photos/astronaut.png");
+    // Obama turned to the photo's left and looking further that way (labelled "away"): signs
+    // that a mirror must flip.
+    let img = photo("corpus/face_recognition/obama2.jpg");
     let face = biggest(&mut m, &img);
     let e = read(&mut m, &img, &face);
+    assert!(
+        e.head[0] < -8.0 && e.gaze[0] < -15.0,
+        "turned and looking away: {e:?}"
+    );
 
     let mirrored = image::imageops::flip_horizontal(&img);
     let face = biggest(&mut m, &mirrored);
@@ -161,6 +167,9 @@ fn the_measures_follow_the_face_not_the_photo() {
         "mirrored smile: {e:?} / {f:?}"
     );
 
+    let img = photo("photos/astronaut.png");
+    let face = biggest(&mut m, &img);
+    let e = read(&mut m, &img, &face);
     let turned = image::imageops::rotate90(&img);
     let face = biggest(&mut m, &turned);
     let g = read(&mut m, &turned, &face);

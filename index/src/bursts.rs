@@ -113,7 +113,7 @@ pub fn close_in_time(a: Option<f64>, b: Option<f64>, max_gap_s: f64) -> bool {
 pub fn suggest(frames: &[Frame], burst: &[usize]) -> Option<usize> {
     burst.iter().copied().max_by(|&a, &b| {
         let (fa, fb) = (&frames[a], &frames[b]);
-        (fa.doing.compare(&fb.doing, true))
+        (fa.doing.compare(&fb.doing, true, true))
             .then(fa.sharpness.total_cmp(&fb.sharpness))
             .then(fa.faces.cmp(&fb.faces))
     })

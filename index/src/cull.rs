@@ -155,6 +155,8 @@ pub struct PersonCount {
     pub photos: usize,
     pub first: usize,
     pub face: [f32; 4],
+    /// A key person (starred): their eyes and expression weigh first.
+    pub key: bool,
 }
 
 /// The people in these photos (`None`: a photo not indexed), most photos first, then by id.
@@ -163,20 +165,20 @@ pub fn people<'a>(photos: impl IntoIterator<Item = Option<&'a PhotoAnalysis>>) -
     for (i, a) in photos.into_iter().enumerate() {
         let Some(a) = a else { continue };
         let mut seen = Vec::new();
-        for (p, face) in &a.people {
+        for (k, (p, face)) in a.people.iter().enumerate() {
             if let Some(p) = *p
                 && !seen.contains(&p)
             {
                 seen.push(p);
-                people
-                    .entry(p)
-                    .or_insert(PersonCount {
-                        person: p,
-                        photos: 0,
-                        first: i,
-                        face: *face,
-                    })
-                    .photos += 1;
+                let count = people.entry(p).or_insert(PersonCount {
+                    person: p,
+                    photos: 0,
+                    first: i,
+                    face: *face,
+                    key: false,
+                });
+                count.photos += 1;
+                count.key |= a.doing.key.contains(&k);
             }
         }
     }

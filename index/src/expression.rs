@@ -69,15 +69,16 @@ impl FacesDoing {
 
     /// How two frames' faces compare, the better as `Ordering::Greater`: key people's eyes
     /// open, then looking at the camera, then smiling; then everyone's, the same way. Without
-    /// `blinks` (the photographer set closed eyes aside) blinks count for nothing.
-    pub fn compare(&self, other: &FacesDoing, blinks: bool) -> Ordering {
+    /// `blinks` (the photographer set closed eyes aside) blinks count for nothing, and without
+    /// `gaze` (looking away set aside) where the eyes look counts for nothing.
+    pub fn compare(&self, other: &FacesDoing, blinks: bool, gaze: bool) -> Ordering {
         let fewer = |a: usize, b: usize| if blinks { b.cmp(&a) } else { Ordering::Equal };
-        let fewer_always = |a: usize, b: usize| b.cmp(&a);
+        let fewer_away = |a: usize, b: usize| if gaze { b.cmp(&a) } else { Ordering::Equal };
         fewer(
             self.key_count(&self.blinking),
             other.key_count(&other.blinking),
         )
-        .then(fewer_always(
+        .then(fewer_away(
             self.key_count(&self.looking_away),
             other.key_count(&other.looking_away),
         ))
@@ -86,7 +87,7 @@ impl FacesDoing {
                 .cmp(&other.key_count(&other.smiling)),
         )
         .then(fewer(self.blinking.len(), other.blinking.len()))
-        .then(fewer_always(
+        .then(fewer_away(
             self.looking_away.len(),
             other.looking_away.len(),
         ))
@@ -190,7 +191,9 @@ mod tests {
 
     #[test]
     fn a_starred_person_blinking_outweighs_three_others_smiling() {
-        let starred_blinks = FacesDoing::of(
+        // Anna (starred) blinks while Ben, Cleo and Dev smile; in the other frame Anna's eyes
+        // are open, nobody smiles and Ben blinks: one blink each, so only the star decides.
+        let anna_blinks = FacesDoing::of(
             &[
                 face(0.0, 100.0, true, 0.0, 0.0, true),
                 face(200.0, 100.0, false, 0.3, 0.0, false),
@@ -199,39 +202,52 @@ mod tests {
             ],
             0.25,
         );
-        let starred_open = FacesDoing::of(
+        let ben_blinks = FacesDoing::of(
             &[
                 face(0.0, 100.0, false, 0.0, 0.0, true),
-                face(200.0, 100.0, false, 0.0, 0.0, false),
+                face(200.0, 100.0, true, 0.0, 0.0, false),
                 face(400.0, 100.0, false, 0.0, 0.0, false),
                 face(600.0, 100.0, false, 0.0, 0.0, false),
             ],
             0.25,
         );
         assert_eq!(
-            starred_open.compare(&starred_blinks, true),
+            ben_blinks.compare(&anna_blinks, true, true),
             Ordering::Greater
         );
-        // Without the star, three smiles and one blink lose to no blink either: a blink is
-        // worse than no smile.
+        // Without the star, the three smiles win: the star is what turned it.
         let unstar = |d: &FacesDoing| FacesDoing {
             key: Vec::new(),
             ..d.clone()
         };
         assert_eq!(
-            unstar(&starred_open).compare(&unstar(&starred_blinks), true),
+            unstar(&anna_blinks).compare(&unstar(&ben_blinks), true, true),
             Ordering::Greater
         );
-        // With everyone's eyes open, more smiles win, and looking away loses.
+        // A blink is worse than no smile: everyone open beats three smiles and a blink.
+        let everyone_open = FacesDoing::of(
+            &[
+                face(0.0, 100.0, false, 0.0, 0.0, false),
+                face(200.0, 100.0, false, 0.0, 0.0, false),
+            ],
+            0.25,
+        );
+        assert_eq!(
+            everyone_open.compare(&unstar(&anna_blinks), true, true),
+            Ordering::Greater
+        );
+        // Closed eyes set aside: the three smiles win even against the star.
+        assert_eq!(
+            anna_blinks.compare(&ben_blinks, false, true),
+            Ordering::Greater
+        );
+        // With everyone's eyes open, more smiles win, and looking away loses, unless where the
+        // eyes look is set aside.
         let smiles = FacesDoing::of(&[face(0.0, 100.0, false, 0.3, 0.0, false)], 0.25);
         let plain = FacesDoing::of(&[face(0.0, 100.0, false, 0.0, 0.0, false)], 0.25);
         let away = FacesDoing::of(&[face(0.0, 100.0, false, 0.3, 30.0, false)], 0.25);
-        assert_eq!(smiles.compare(&plain, true), Ordering::Greater);
-        assert_eq!(plain.compare(&away, true), Ordering::Greater);
-        // Closed eyes set aside: the three smiles win.
-        assert_eq!(
-            starred_blinks.compare(&starred_open, false),
-            Ordering::Greater
-        );
+        assert_eq!(smiles.compare(&plain, true, true), Ordering::Greater);
+        assert_eq!(plain.compare(&away, true, true), Ordering::Greater);
+        assert_eq!(away.compare(&plain, true, false), Ordering::Greater);
     }
 }

@@ -655,9 +655,11 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
                 !decided(photos[i].decision) && photos[i].analysis.is_some_and(|a| a.set.is_none())
             })
             .collect();
-        // Eyes closed set aside: the burst's best is chosen without them too.
+        // Eyes closed, or where they look, set aside: the burst's best is chosen without them
+        // too.
         let eyes = !rules.without.contains(&ReasonKind::EyesClosed);
-        open.sort_by(|&x, &y| rank(photos, y, x, eyes));
+        let gaze = !rules.without.contains(&ReasonKind::LookingAway);
+        open.sort_by(|&x, &y| rank(photos, y, x, eyes, gaze));
         let passed: Vec<usize> = open.iter().copied().filter(|&i| out[i].is_none()).collect();
         let keepers: Vec<usize> = if photographer_picked {
             Vec::new()
@@ -680,10 +682,15 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
         };
         let doing = |i: usize| photos[i].analysis.map(|a| &a.doing);
         let smiles = |i: usize| doing(i).map_or(0, |d| d.smiling.len());
-        let keeper_away: usize = keepers
-            .first()
-            .and_then(|&i| doing(i))
-            .map_or(0, |d| d.looking_away.len());
+        // What a frame that lost is held against: the burst's keeper, or the photographer's
+        // own pick.
+        let kept = keepers.first().copied().or_else(|| {
+            members
+                .iter()
+                .copied()
+                .find(|&i| photos[i].decision.flag == Flag::Pick)
+        });
+        let keeper_away: usize = kept.and_then(doing).map_or(0, |d| d.looking_away.len());
         for (k, &i) in open.iter().enumerate() {
             if keepers.contains(&i) {
                 if out[i].is_none() {
@@ -745,21 +752,23 @@ pub fn refine(proposal: &mut [Option<Proposed>], without: &BTreeSet<ReasonKind>)
 }
 
 /// The burst ranking of `bursts::suggest`: the faces that matter with their eyes open (unless
-/// `eyes` is false: the photographer set closed eyes aside), at the camera and smiling, key
-/// people first ([`FacesDoing::compare`]), then sharpest, then most faces.
+/// `eyes` is false: the photographer set closed eyes aside), at the camera (unless `gaze` is
+/// false) and smiling, key people first ([`FacesDoing::compare`]), then sharpest, then most
+/// faces.
 ///
 /// [`FacesDoing::compare`]: crate::expression::FacesDoing::compare
-fn rank(photos: &[Candidate<'_>], x: usize, y: usize, eyes: bool) -> std::cmp::Ordering {
+fn rank(
+    photos: &[Candidate<'_>],
+    x: usize,
+    y: usize,
+    eyes: bool,
+    gaze: bool,
+) -> std::cmp::Ordering {
     let (Some(a), Some(b)) = (photos[x].analysis, photos[y].analysis) else {
         return std::cmp::Ordering::Equal;
     };
-    let by_eyes = if eyes {
-        b.eyes_closed.cmp(&a.eyes_closed)
-    } else {
-        std::cmp::Ordering::Equal
-    };
-    by_eyes
-        .then(a.doing.compare(&b.doing, eyes))
+    a.doing
+        .compare(&b.doing, eyes, gaze)
         .then(a.sharpness.total_cmp(&b.sharpness))
         .then(a.faces.cmp(&b.faces))
 }
@@ -810,7 +819,11 @@ mod tests {
             tones: None,
             tags: Vec::new(),
             clock: Default::default(),
-            doing: Default::default(),
+            doing: crate::expression::FacesDoing {
+                prominent: vec![0],
+                blinking: if eyes_closed { vec![0] } else { Vec::new() },
+                ..Default::default()
+            },
         }
     }
 

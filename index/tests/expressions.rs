@@ -161,6 +161,31 @@ fn she_blinks_in_the_second_frame_and_smiles_at_the_camera_in_the_third() {
         "{words}"
     );
     assert!(words.ends_with("Anna looking away"), "{words}");
+
+    // The first frame sharper still and looking at the camera, without a smile: the smile in
+    // the third is still what is kept.
+    let frames = [
+        frame(1, 200.0, &[anna]),
+        frame(
+            2,
+            150.0,
+            &[Doing {
+                closed: true,
+                ..anna
+            }],
+        ),
+        frame(
+            3,
+            140.0,
+            &[Doing {
+                smile: 0.25,
+                ..anna
+            }],
+        ),
+    ];
+    let p = propose(&frames);
+    assert!(p[2].as_ref().is_some_and(|e| e.0), "{p:?}");
+    assert!(p[0].as_ref().is_some_and(|e| !e.0), "{p:?}");
 }
 
 #[test]
@@ -192,8 +217,16 @@ fn a_group_is_as_good_as_its_worst_prominent_face() {
     let p = propose(&frames);
     let (picked, words, _) = p[1].clone().expect("the second frame");
     assert!(picked, "everyone's eyes open: kept ({words}) {p:?}");
+    assert!(
+        words.starts_with("kept: the best of 2 alike"),
+        "a keeper that passed, not the best of a weak burst: {words}"
+    );
     let (picked, words, _) = p[0].clone().expect("the first frame");
-    assert!(!picked && words.starts_with("eyes closed: Dev"), "{words}");
+    assert_eq!(
+        (picked, words.as_str()),
+        (false, "eyes closed: Dev"),
+        "the face behind (Eve) is not among the closed eyes"
+    );
     // Without the blink among the five, the sharpest frame is kept: the face behind never
     // judged it.
     let frames = [
@@ -229,11 +262,20 @@ fn a_key_person_blinking_outweighs_three_others_smiling() {
                 smiling(1000.0, 3),
             ],
         ),
-        // Anna's eyes open, nobody smiles.
+        // Anna's eyes open, nobody smiles, and Ben blinks: a blink in each frame, so only
+        // Anna's star tells them apart.
         frame(
             2,
             150.0,
-            &[key, open(400.0, 1), open(700.0, 2), open(1000.0, 3)],
+            &[
+                key,
+                Doing {
+                    closed: true,
+                    ..open(400.0, 1)
+                },
+                open(700.0, 2),
+                open(1000.0, 3),
+            ],
         ),
     ];
     // Set closed eyes aside as rejects: the burst's ranking alone decides.
@@ -256,6 +298,29 @@ fn a_key_person_blinking_outweighs_three_others_smiling() {
     assert!(
         p[0].as_ref()
             .is_none_or(|e| e.flag != darkroom_catalog::Flag::Pick),
+        "{p:?}"
+    );
+    // Without the star the three smiles win: the star is what turned it.
+    let unstarred: Vec<_> = frames
+        .iter()
+        .map(|(path, i)| {
+            let mut i = i.clone();
+            i.faces.iter_mut().for_each(|f| f.key = false);
+            (path.clone(), i)
+        })
+        .collect();
+    let analysed = analyse(&unstarred, &Thresholds::default());
+    let candidates: Vec<Candidate<'_>> = analysed
+        .iter()
+        .map(|a| Candidate {
+            analysis: Some(a),
+            decision: &blank,
+        })
+        .collect();
+    let p = proposal::propose(&candidates, &rules);
+    assert!(
+        p[0].as_ref()
+            .is_some_and(|e| e.flag == darkroom_catalog::Flag::Pick),
         "{p:?}"
     );
 }

@@ -690,6 +690,33 @@ fn index_faces_from_the_window() {
         h.step();
         std::thread::sleep(Duration::from_millis(20));
     }
+    // Starred as a key person: in the catalog, and once the analysis is read again, in the
+    // chip and in her faces' rows.
+    h.state_mut().star_person(grace, true);
+    let deadline = Instant::now() + HANG_GUARD;
+    while !h
+        .state()
+        .cull
+        .people()
+        .iter()
+        .any(|p| p.person == grace && p.key)
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the star never came back with the analysis"
+        );
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    h.run_steps(2);
+    h.get_by_label("★ Grace Hopper (4)");
+    assert!(
+        catalog
+            .people_all()
+            .expect("people")
+            .iter()
+            .any(|p| p.id == grace && p.starred)
+    );
     // A strip too narrow for its chips scrolls: no name wraps letter by letter into the width
     // left at its end.
     h.set_size(egui::vec2(200.0, 640.0));
@@ -699,7 +726,8 @@ fn index_faces_from_the_window() {
     let mut strip_width = 0.0;
     for person in people {
         let label = format!(
-            "{} ({})",
+            "{}{} ({})",
+            if person.key { "★ " } else { "" },
             h.state().cull.person_label(person.person),
             person.photos
         );
@@ -716,7 +744,7 @@ fn index_faces_from_the_window() {
     );
     h.set_size(egui::vec2(1000.0, 640.0));
     h.run_steps(2);
-    h.get_by_label("Grace Hopper (4)").click();
+    h.get_by_label("★ Grace Hopper (4)").click();
     settle(&mut h);
     assert_eq!(
         h.state().cull.visible.len(),
@@ -769,6 +797,8 @@ fn index_faces_from_the_window() {
         2,
         "eyes open, and her eyes' focus"
     );
+    // The face mesh's verdict: she smiles.
+    h.get_by_label("smiling");
     h.snap("loupe_faces");
     // A photo without faces is judged by its subject: the coffee cup's focus beside the facts,
     // and O lays its mask over the photo, as the index stored it.

@@ -229,6 +229,51 @@ fn people_group_the_same_face_and_only_it() {
     }
     assert_eq!(people.len(), 4, "four people, apart: {person_of:?}");
     assert_eq!(report["people"], 4);
+
+    // Key people: each of the four is in 4 of the 16 frames, so none is suggested; Grace
+    // Hopper starred by her number, as `darkroom people` lists her.
+    let people_cmd = |args: &[&str]| {
+        darkroom_on(Rt::Ort, dir.path())
+            .args(["people", "--json", "--catalog"])
+            .arg(dir.path().join("catalog.sqlite"))
+            .args(args)
+            .output()
+            .expect("darkroom starts")
+    };
+    let listed = |args: &[&str]| -> Vec<serde_json::Value> {
+        let out = people_cmd(args);
+        assert!(out.status.success(), "{out:?}");
+        json(&out).as_array().expect("people").clone()
+    };
+    let all = listed(&["list"]);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert!(
+        all.iter()
+            .all(|p| p["starred"] == false && p["suggested"] == false)
+    );
+    let grace = person_of["grace_hopper"][0];
+    let out = people_cmd(&["star", &format!("Person {grace}")]);
+    assert!(out.status.success(), "{out:?}");
+    // A name no one has changes nothing, even beside one that exists.
+    let out = people_cmd(&["unstar", &format!("Person {grace}"), "Nobody"]);
+    assert!(!out.status.success(), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("Nobody"),
+        "{out:?}"
+    );
+    let in_folder = listed(&["list", folder.to_str().expect("utf-8")]);
+    for p in &in_folder {
+        assert_eq!(p["frames"], 4, "{p}");
+        assert_eq!(p["starred"], p["id"] == grace, "{p}");
+    }
+    // The star is read with every face of hers.
+    let catalog = Catalog::open(&dir.path().join("catalog.sqlite"), SidecarNaming::default())
+        .expect("catalog");
+    let row = catalog
+        .photo_index(&folder.join("grace_hopper_0.png"))
+        .expect("query")
+        .expect("indexed");
+    assert!(row.faces[0].key, "{:?}", row.faces[0]);
 }
 
 #[test]
@@ -414,12 +459,13 @@ fn a_catalog_from_before_the_mesh_gets_its_measures_without_detecting_again() {
     let before = rows();
     assert_eq!(before.len(), 2, "{before:?}");
     assert!(before.iter().all(|r| r.3.is_some()), "measured: {before:?}");
-    // As the eye-state model's index left it: no mesh, no expression, measures 5.
+    // As the eye-state model's index left it: no mesh, no expression, measures 5; and its
+    // verdicts (closed, which the mesh must overturn).
     rusqlite::Connection::open(&db)
         .expect("open")
         .execute_batch(
             "UPDATE indexed SET measures = 5, mesh = NULL, eyes = 'fr_eye';
-             UPDATE faces SET eye_open_l = NULL, eye_open_r = NULL, smile = NULL,
+             UPDATE faces SET eyes_closed = 1, eye_open_l = NULL, eye_open_r = NULL, smile = NULL,
                  gaze_yaw = NULL, gaze_pitch = NULL, head_yaw = NULL, head_pitch = NULL;",
         )
         .expect("measures 5");

@@ -589,8 +589,14 @@ def landmark_parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, model
                 if got.size != want.size:
                     reasons.append(f"{row['input']}: output {name} has {got.size} values, the reference {want.size}")
                     continue
+                # A NaN compares as nothing (max() would drop it): a value that is not a number
+                # fails outright, the form's or the reference's.
+                if not (np.isfinite(got).all() and np.isfinite(want).all()):
+                    reasons.append(f"{row['input']}: output {name} holds a value that is not a finite number")
+                    continue
                 if want.size % 3 == 0 and want.size > 3:
-                    d = np.hypot(*(got.reshape(-1, 3)[:, :2] - want.reshape(-1, 3)[:, :2]).T) / side
+                    # x, y and the depth (the head's turn is read from it), each point's distance.
+                    d = np.linalg.norm(got.reshape(-1, 3) - want.reshape(-1, 3), axis=1) / side
                     worst = max(worst, float(d.max()))
                 else:
                     other_worst = max(other_worst, float(np.abs(got - want).max()))

@@ -131,6 +131,8 @@ fn list(catalog: &Catalog, folder: Option<PathBuf>, json: bool) -> anyhow::Resul
 
 fn star(catalog: &mut Catalog, names: &[String], starred: bool) -> anyhow::Result<ExitCode> {
     let people = catalog.people_all()?;
+    // Every name resolved first: a name that matches no one changes nothing at all.
+    let mut chosen: Vec<&PersonListed> = Vec::new();
     for name in names {
         let wanted = name.trim();
         let number = wanted
@@ -145,24 +147,29 @@ fn star(catalog: &mut Catalog, names: &[String], starred: bool) -> anyhow::Resul
                 p.name
                     .as_deref()
                     .is_some_and(|n| n.eq_ignore_ascii_case(wanted))
-                    || (p.name.is_none() || number.is_some()) && Some(p.id) == number
+                    || number == Some(p.id)
             })
             .collect();
         if matching.is_empty() {
             bail!("no person named {wanted:?} in the catalog (darkroom people lists them)");
         }
         for p in matching {
-            catalog.star_person(p.id, starred)?;
-            println!(
-                "{} {}",
-                label(p),
-                if starred {
-                    "is a key person"
-                } else {
-                    "is no longer a key person"
-                }
-            );
+            if !chosen.iter().any(|c| c.id == p.id) {
+                chosen.push(p);
+            }
         }
+    }
+    for p in chosen {
+        catalog.star_person(p.id, starred)?;
+        println!(
+            "{} {}",
+            label(p),
+            if starred {
+                "is a key person"
+            } else {
+                "is no longer a key person"
+            }
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -122,6 +122,8 @@ pub enum Intent {
     /// Show only the photos with this scene tag, or all again.
     ToggleTag(darkroom_index::tags::SceneTag),
     NamePerson(i64, String),
+    /// Make a person a key person (or not).
+    StarPerson(i64, bool),
     Settings(SettingsChange),
     /// A view shows this photo's picture at this size: make it if it is not there.
     Show(EntryId, u32),

@@ -268,6 +268,8 @@ impl DarkRoom {
                 CatalogReport::SidecarFailed { tag, error } => {
                     self.cull.sidecar_failed(tag, error);
                 }
+                // The chip's ★ says it once the analysis is read again.
+                CatalogReport::PersonStarred { .. } => self.load_analysis(),
                 CatalogReport::ClockSet { body, offset_s } => {
                     self.notices.push(format!(
                         "{body}: clock corrected {} — bursts, scenes and shooting order follow",

@@ -16,6 +16,8 @@ pub struct PersonRow {
     pub photos: usize,
     /// Their first face: the photo and its box (fractions of the photo).
     pub face: (EntryId, [f32; 4]),
+    /// A key person (starred).
+    pub key: bool,
 }
 
 impl Culling {
@@ -72,6 +74,7 @@ impl Culling {
                 person: c.person,
                 photos: c.photos,
                 face: (self.id(c.first), c.face),
+                key: c.key,
             })
             .collect()
     }

@@ -164,6 +164,16 @@ impl DarkRoom {
         }
     }
 
+    /// Make person `id` a key person (or not): the catalog thread records it, and the
+    /// folder's analysis is read again once it is durable (`PersonStarred`).
+    pub fn star_person(&mut self, id: i64, starred: bool) {
+        let msg = workers::CatalogRequest::StarPerson(id, starred);
+        if self.tasks.catalog.client.try_send(msg).is_err() {
+            self.notices
+                .push("the catalog is busy: the key person was not saved, try again");
+        }
+    }
+
     /// A body's clock correction to the catalog thread; the folder's analysis is read again
     /// once it is durable (`ClockSet`).
     pub(in crate::gui) fn set_clock(&mut self, body: String, offset_s: f64) {

@@ -63,6 +63,7 @@ impl DarkRoom {
             Intent::TogglePerson(id) => self.cull.toggle_person(id),
             Intent::ToggleTag(tag) => self.cull.toggle_tag(tag),
             Intent::NamePerson(id, name) => self.name_person(id, &name),
+            Intent::StarPerson(id, starred) => self.star_person(id, starred),
             Intent::Settings(change) => self.apply(change),
             Intent::Show(id, side) => self.request(id, side),
             Intent::ShowFull(id) => self.request_full(id),

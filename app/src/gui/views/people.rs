@@ -1,5 +1,6 @@
-//! The people strip over the grid: a chip per person (their first face, name, photo count); a
-//! click shows only their photos, again shows all; "Name…" in its menu names them. Beside it,
+//! The people strip over the grid: a chip per person (their first face, name, photo count, ★
+//! for a key person); a click shows only their photos, again shows all; "Name…" in its menu
+//! names them, and "Key person" stars them. Beside it,
 //! the scene tags the scene model found, filtering the same way.
 
 use crate::gui::intent::Intent;
@@ -30,7 +31,8 @@ pub fn people_ui(
                     let (photo, b) = person.face;
                     intents.push(Intent::Show(photo, theme::THUMB_SIDE));
                     let id = person.person;
-                    let label = format!("{} ({})", app.cull.person_label(id), person.photos);
+                    let star = if person.key { "★ " } else { "" };
+                    let label = format!("{star}{} ({})", app.cull.person_label(id), person.photos);
                     let selected = app.cull.filter == Filter::Person(id);
                     ui.vertical(|ui| {
                         if let Some(Picture::Ready(tex)) = app.gallery.get(photo).map(|p| &p.thumb)
@@ -49,6 +51,15 @@ pub fn people_ui(
                         chip.context_menu(|ui| {
                             if ui.button("Name…").clicked() {
                                 start_naming = Some(id);
+                                ui.close();
+                            }
+                            let (words, starred) = if person.key {
+                                ("Not a key person", false)
+                            } else {
+                                ("Key person: their eyes and smile weigh first", true)
+                            };
+                            if ui.button(words).clicked() {
+                                intents.push(Intent::StarPerson(id, starred));
                                 ui.close();
                             }
                         });
