@@ -1,10 +1,8 @@
 //! Which faces of a frame matter and what they are doing, for the burst's keeper and the
 //! proposal. A frame is as good as its worst *prominent* face: a face at least
-//! [`Thresholds::prominent_face_share`] of the largest face's area, and a key person's
-//! (starred) face always. Among those, key people come first: a starred person blinking
-//! outweighs everyone else smiling.
-//!
-//! [`Thresholds::prominent_face_share`]: crate::job::Thresholds::prominent_face_share
+//! `Thresholds::prominent_face_share` of the largest face's area, and a key person's (starred)
+//! face always. Among those, key people come first: a starred person blinking outweighs
+//! everyone else smiling.
 
 use std::cmp::Ordering;
 

@@ -4,9 +4,12 @@
 //! counts as closed, smiling or looking away is [`ExpressionRules`], data calibrated on faces a
 //! person labelled (docs/EXPRESSIONS.md).
 
+use image::RgbImage;
 use serde::{Deserialize, Serialize};
 
-use super::mesh::{EyePoints, MeshPoints};
+use super::Face;
+use super::mesh::{EyePoints, FaceMesh, IrisModel, MeshPoints};
+use crate::error::EngineError;
 
 /// Mesh points the measures read (MediaPipe's numbering).
 mod at {
@@ -190,6 +193,36 @@ impl Expression {
             gaze: [yaw + eye_yaw, pitch + eye_pitch],
             head: [yaw, pitch],
         }
+    }
+}
+
+/// The mesh and the iris model together: what each face is doing.
+pub struct ExpressionReader {
+    pub mesh: FaceMesh,
+    pub iris: IrisModel,
+}
+
+impl ExpressionReader {
+    /// The two models' ids joined by '+', as the catalog records them.
+    pub fn model_id(&self) -> String {
+        format!("{}+{}", self.mesh.model_id(), self.iris.model_id())
+    }
+
+    /// The expression of a face the detector found; None when the mesh sees no face in its
+    /// crop (a false detection, a face hidden by a hand).
+    pub fn read(
+        &mut self,
+        img: &RgbImage,
+        face: &Face,
+        rules: &ExpressionRules,
+    ) -> Result<Option<Expression>, EngineError> {
+        let crop = self.mesh.crop(img, face);
+        let mesh = self.mesh.run(&crop)?;
+        if mesh.face_score < rules.mesh_face_from {
+            return Ok(None);
+        }
+        let eyes = self.iris.eyes_of(img, &mesh)?;
+        Ok(Some(Expression::measure(&mesh, &eyes)))
     }
 }
 

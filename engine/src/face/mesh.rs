@@ -6,7 +6,6 @@ use image::{RgbImage, imageops};
 
 use super::Face;
 use super::align::{Similarity, warp_affine_rgb};
-use super::expression::{Expression, ExpressionRules};
 use crate::cards::{InputSpec, OutputContract, Resize, Role};
 use crate::error::EngineError;
 use crate::sessions::{ModelSession, Output};
@@ -139,6 +138,16 @@ fn output<'a>(
         })
 }
 
+/// One crop through a session, its tensor made in `scratch` (kept for the next crop).
+fn run_crop(
+    session: &mut ModelSession,
+    scratch: &mut Vec<f32>,
+    crop: &LandmarkCrop,
+) -> Result<Vec<Output>, EngineError> {
+    crop.tensor(&session.card.input, scratch);
+    session.run(scratch)
+}
+
 /// The mesh on one face.
 #[derive(Debug, Clone)]
 pub struct MeshPoints {
@@ -198,11 +207,7 @@ impl FaceMesh {
 
     /// The model's raw outputs for a crop (the release gate compares these).
     pub fn run_raw(&mut self, crop: &LandmarkCrop) -> Result<Vec<Output>, EngineError> {
-        crop.tensor(&self.session.card.input, &mut self.scratch);
-        let input = std::mem::take(&mut self.scratch);
-        let result = self.session.run(&input);
-        self.scratch = input;
-        result
+        run_crop(&mut self.session, &mut self.scratch, crop)
     }
 
     pub fn run(&mut self, crop: &LandmarkCrop) -> Result<MeshPoints, EngineError> {
@@ -307,12 +312,9 @@ impl IrisModel {
         Ok([self.run(&left)?, self.run(&right)?])
     }
 
+    /// The model's raw outputs for a crop (the release gate compares these).
     pub fn run_raw(&mut self, crop: &LandmarkCrop) -> Result<Vec<Output>, EngineError> {
-        crop.tensor(&self.session.card.input, &mut self.scratch);
-        let input = std::mem::take(&mut self.scratch);
-        let result = self.session.run(&input);
-        self.scratch = input;
-        result
+        run_crop(&mut self.session, &mut self.scratch, crop)
     }
 
     pub fn run(&mut self, crop: &LandmarkCrop) -> Result<EyePoints, EngineError> {
@@ -330,35 +332,5 @@ impl IrisModel {
             iris: ring,
             side: crop.pixels.width() as f32,
         })
-    }
-}
-
-/// The mesh and the iris model together: what each face is doing.
-pub struct ExpressionReader {
-    pub mesh: FaceMesh,
-    pub iris: IrisModel,
-}
-
-impl ExpressionReader {
-    /// The two models' ids joined by '+', as the catalog records them.
-    pub fn model_id(&self) -> String {
-        format!("{}+{}", self.mesh.model_id(), self.iris.model_id())
-    }
-
-    /// The expression of a face the detector found; None when the mesh sees no face in its
-    /// crop (a false detection, a face hidden by a hand).
-    pub fn read(
-        &mut self,
-        img: &RgbImage,
-        face: &Face,
-        rules: &ExpressionRules,
-    ) -> Result<Option<Expression>, EngineError> {
-        let crop = self.mesh.crop(img, face);
-        let mesh = self.mesh.run(&crop)?;
-        if mesh.face_score < rules.mesh_face_from {
-            return Ok(None);
-        }
-        let eyes = self.iris.eyes_of(img, &mesh)?;
-        Ok(Some(Expression::measure(&mesh, &eyes)))
     }
 }

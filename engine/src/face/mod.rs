@@ -16,12 +16,13 @@ pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
 pub use expression::{
-    EXPRESSION_RULES, Expression, ExpressionRules, Openness, eye_openness, iris_offset,
+    EXPRESSION_RULES, Expression, ExpressionReader, ExpressionRules, Openness, eye_openness,
+    iris_offset,
 };
 pub use eyes::{EYE_CROP_SIDE, EyeClassifier, EyeReading, EyeState, eye_distance};
 pub use mesh::{
-    EYE_CORNERS, EYE_CROP_SCALE, ExpressionReader, EyePoints, FaceMesh, IrisModel, LandmarkCrop,
-    MESH_CROP_SCALE, MeshPoints,
+    EYE_CORNERS, EYE_CROP_SCALE, EyePoints, FaceMesh, IrisModel, LandmarkCrop, MESH_CROP_SCALE,
+    MeshPoints,
 };
 pub use nms::{iou, nms};
 pub use tensor::{
