@@ -286,13 +286,8 @@ fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
         text.contains("an output"),
         "the face logit moved too: {text}"
     );
-    // The form as built passes the same gate.
-    let out = gate(&b.out.join("face_mesh-onnx.onnx"), &assets());
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    // (The form as built passes it: its record's verdict, on both runtimes, in the test
+    // above.)
     // No TFLite file where the form's upstream should be: blocked, never a pass.
     let bare = dir.path().join("bare-assets");
     std::fs::create_dir_all(&bare).expect("mkdir");
