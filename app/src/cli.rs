@@ -120,6 +120,9 @@ pub enum Command {
         /// Without the face mesh (its cost, side by side).
         #[arg(long)]
         no_mesh: bool,
+        /// Where the job looks for the subject (the deferral's gain, side by side).
+        #[arg(long, default_value = "deciding")]
+        subjects: darkroom_index::subject::SubjectScope,
     },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
@@ -168,7 +171,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             embedder,
             no_segmenter,
             no_mesh,
-        } => bench::index::worker(dir, detector, embedder, no_segmenter, no_mesh),
+            subjects,
+        } => bench::index::worker(dir, detector, embedder, no_segmenter, no_mesh, subjects),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

@@ -63,8 +63,8 @@ CREATE TABLE IF NOT EXISTS indexed (
     phash INTEGER NOT NULL,
     captured_at REAL,
     indexed_at INTEGER NOT NULL,
-    -- Version 4: the segmenter(s) the subject came from (model_ids joined by '+', NULL when none
-    -- ran) and the version of the measures taken (subject focus, eye-level focus): a row with
+    -- Version 4: the segmenter(s) that looked for the subject (model_ids joined by '+', NULL when
+    -- none looked: the index looks after the faces, where the subject can decide) and the version of the measures taken (subject focus, eye-level focus): a row with
     -- the same file and face models but older measures is measured again, not indexed again.
     segmenter TEXT,
     measures INTEGER NOT NULL DEFAULT 1,

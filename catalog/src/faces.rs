@@ -17,7 +17,9 @@ pub struct IndexStamp {
     pub detector: String,
     pub embedder: Option<String>,
     pub eyes: Option<String>,
-    /// The segmenter(s) the subject came from, model_ids joined by '+'; None when none ran.
+    /// The segmenter(s) that looked for the subject, model_ids joined by '+' (the subject row
+    /// says what they found); None when none looked: the index looks after every photo's
+    /// faces, and only where the subject can change a decision.
     pub segmenter: Option<String>,
     /// The scene model's model_id; None when none ran.
     pub scene: Option<String>,
@@ -560,6 +562,45 @@ impl Catalog {
         Ok(true)
     }
 
+    /// Record the subject `segmenter` found in an indexed photo (None: it looked and found
+    /// none), if the photo's index row is still of the file of `stamp` (size, mtime): false
+    /// when it is not, and nothing is written. Faces, people and decisions are left as they
+    /// are.
+    pub fn store_subject(
+        &mut self,
+        photo: &Path,
+        stamp: (u64, i64),
+        subject: Option<&SubjectRow>,
+        segmenter: &str,
+    ) -> Result<bool, CatalogError> {
+        let path = self.path.clone();
+        let db = |source| CatalogError::Db {
+            source,
+            path: path.clone(),
+        };
+        let tx = self.conn.transaction().map_err(db)?;
+        let id: Option<i64> = tx
+            .query_row(
+                "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id
+                 WHERE p.path = ?1 AND i.size = ?2 AND i.mtime_ns = ?3",
+                params![path_key(photo), stamp.0 as i64, stamp.1],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(db)?;
+        let Some(id) = id else {
+            return Ok(false);
+        };
+        tx.execute(
+            "UPDATE indexed SET segmenter = ?2 WHERE photo = ?1",
+            params![id, segmenter],
+        )
+        .map_err(db)?;
+        put_subject(&tx, id, subject).map_err(db)?;
+        tx.commit().map_err(db)?;
+        Ok(true)
+    }
+
     /// The photo's index, if it has one.
     pub fn photo_index(&self, photo: &Path) -> Result<Option<PhotoIndex>, CatalogError> {
         Ok(self
@@ -776,5 +817,102 @@ impl Catalog {
             )
             .map_err(self.db())?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SidecarNaming;
+
+    fn indexed(size: u64, mtime_ns: i64) -> PhotoIndex {
+        PhotoIndex {
+            stamp: IndexStamp {
+                size,
+                mtime_ns,
+                detector: "d".into(),
+                embedder: None,
+                eyes: None,
+                segmenter: None,
+                scene: None,
+                mesh: None,
+                measures: MEASURES,
+            },
+            backend: "tract".into(),
+            width: 8,
+            height: 8,
+            sharpness: 1.0,
+            phash: 0,
+            captured_at: None,
+            body: None,
+            clock_offset_s: 0.0,
+            faces: Vec::new(),
+            subject: None,
+            look: None,
+            exposure: ExposureRow::default(),
+            scene_classes: Vec::new(),
+        }
+    }
+
+    fn subject(sharpness: f32) -> SubjectRow {
+        SubjectRow {
+            segmenter: "u2netp".into(),
+            class: None,
+            score: 0.9,
+            mask_width: 8,
+            mask_height: 1,
+            mask: vec![0b1111_0000],
+            sharpness,
+            background: Some(10.0),
+        }
+    }
+
+    /// The second pass's subject lands on the row of the file it decoded, with the segmenter
+    /// that looked, and nowhere else: a file indexed again meanwhile (another size or mtime)
+    /// or a photo never indexed is refused, nothing written.
+    #[test]
+    fn a_subject_lands_only_on_the_file_it_was_found_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c =
+            Catalog::open(&dir.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
+        let (a, b) = (dir.path().join("a.jpg"), dir.path().join("b.jpg"));
+        c.store_index(&a, &indexed(100, 7), &[]).expect("store");
+        c.store_index(&b, &indexed(200, 7), &[]).expect("store");
+        let read = |c: &Catalog, p: &Path| c.photo_index(p).expect("read").expect("indexed");
+        assert!(read(&c, &a).stamp.segmenter.is_none(), "not looked in yet");
+
+        assert!(
+            !c.store_subject(&a, (100, 8), Some(&subject(50.0)), "u2netp")
+                .expect("store"),
+            "a file changed since"
+        );
+        assert!(
+            !c.store_subject(&dir.path().join("c.jpg"), (100, 7), None, "u2netp")
+                .expect("store"),
+            "never indexed"
+        );
+        let untouched = read(&c, &a);
+        assert!(untouched.stamp.segmenter.is_none() && untouched.subject.is_none());
+
+        assert!(
+            c.store_subject(&a, (100, 7), Some(&subject(50.0)), "u2netp")
+                .expect("store")
+        );
+        // Looked in and nothing found: the segmenter is recorded all the same.
+        assert!(
+            c.store_subject(&b, (200, 7), None, "u2netp")
+                .expect("store")
+        );
+        let (a_row, b_row) = (read(&c, &a), read(&c, &b));
+        assert_eq!(a_row.stamp.segmenter.as_deref(), Some("u2netp"));
+        assert_eq!(a_row.subject, Some(subject(50.0)));
+        assert_eq!(b_row.stamp.segmenter.as_deref(), Some("u2netp"));
+        assert_eq!(b_row.subject, None);
+        // Looked in again: replaced, never two.
+        assert!(
+            c.store_subject(&a, (100, 7), Some(&subject(80.0)), "u2netp")
+                .expect("store")
+        );
+        assert_eq!(read(&c, &a).subject, Some(subject(80.0)));
     }
 }

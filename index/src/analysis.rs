@@ -13,11 +13,11 @@ use darkroom_engine::subject::Mask;
 use crate::bursts::{self, Frame};
 use crate::exposure;
 use crate::expression::FacesDoing;
-use crate::job::Thresholds;
 use crate::scenes::{self, SceneFrame};
 use crate::sets::{self, SetFrame, SetKind};
 use crate::subject;
 use crate::tags::{self, SceneTag};
+use crate::thresholds::Thresholds;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BurstPlace {
@@ -80,6 +80,10 @@ pub struct PhotoAnalysis {
     /// The subject's focus, where a segmenter found one (the index looks only in a photo its
     /// faces do not judge).
     pub subject: Option<SubjectFocus>,
+    /// A segmenter has looked for its subject (`subject` says what it found). The index looks
+    /// only where the verdict can decide ([`PhotoAnalysis::subject_can_decide`]); the loupe
+    /// looks on request.
+    pub subject_sought: bool,
     /// Some face whose eyes could be judged has them softer than the rest of the face.
     pub eyes_soft: bool,
     /// Which faces that matter (indices into `people`) have their eyes closed, and which
@@ -114,6 +118,21 @@ impl CaptureClock {
 }
 
 impl PhotoAnalysis {
+    /// Whether the subject's verdict can change a decision on this photo as far as `scope`
+    /// goes (its faces aside): it competes with others of its burst or scene, outside a set
+    /// (whose frames are judged together), or the scope is every photo.
+    pub fn subject_can_decide(&self, scope: subject::SubjectScope) -> bool {
+        let competes = |size: Option<usize>| size.is_some_and(|n| n >= 2);
+        match scope {
+            subject::SubjectScope::Everywhere => true,
+            subject::SubjectScope::Deciding => {
+                self.set.is_none()
+                    && (competes(self.burst.as_ref().map(|b| b.size))
+                        || competes(self.scene.as_ref().map(|s| s.size)))
+            }
+        }
+    }
+
     /// A face or a sharp subject gives the photo something to judge it by.
     pub fn has_subject(&self) -> bool {
         self.faces > 0 || self.subject.as_ref().is_some_and(|s| !s.soft)
@@ -269,6 +288,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                     background: s.background,
                     soft: subject_soft(s.sharpness, s.background, thresholds),
                 }),
+                subject_sought: i.stamp.segmenter.is_some(),
                 eyes_soft: i
                     .faces
                     .iter()

@@ -6,7 +6,9 @@
 //! and the catalog, detects, aligns, embeds, reads eye state, assigns people and commits one
 //! photo at a time. The queue's bound is the backpressure: decoding runs at most a few photos
 //! ahead of inference. Photos indexed before with the same file and the same model_ids are
-//! skipped, so a job is resumable by running it again.
+//! skipped, so a job is resumable by running it again. The subject, the costliest model's
+//! verdict, is a second pass through the same pipeline once every photo's faces are in, only
+//! where it can change a decision ([`subjects_wanted`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -25,88 +27,16 @@ use darkroom_engine::scene::SceneParser;
 use darkroom_library::working::{self, Working};
 use serde::{Deserialize, Serialize};
 
-use crate::bursts::BurstRules;
-use crate::eyes::{EyeJudge, EyeModels, Judged};
+use crate::analysis;
+use crate::eyes::{EyeModels, Judged};
 use crate::people::{People, Person};
-use crate::scenes::SceneRules;
-use crate::sets::SetRules;
 use crate::subject::{self, Segmenters};
+pub use crate::thresholds::Thresholds;
 use crate::{focus, looks, luma, phash};
 
-/// The numbers the job and what is derived from it decide by, as data (Settings edits some).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Thresholds {
-    /// Cosine similarity to a person's centre for a face to join them.
-    pub person_similarity: f32,
-    /// A photo whose sharpness is below this is "blurry".
-    pub blurry_below: f32,
-    /// A face whose eyes' mean probability of being open is below this has "eyes closed".
-    pub eyes_open_at_least: f32,
-    /// Eyes closer together than this many pixels (of the analysed image) are too small to
-    /// judge: the face's eye state is left unknown rather than guessed.
-    pub eyes_min_distance_px: f32,
-    /// A subject whose sharpness is below this is "soft" whatever its background.
-    #[serde(default = "default_subject_soft_below")]
-    pub subject_soft_below: f32,
-    /// A subject less sharp than this share of its background is "soft": the focus went past
-    /// or short of it.
-    #[serde(default = "default_subject_to_background")]
-    pub subject_to_background_at_least: f32,
-    /// Eyes less sharp than this multiple of their face are "soft": the focus is on the nose,
-    /// the ears or the hair. Above 1: in focus, an eye (lashes, iris, catchlight) is the
-    /// sharpest part of a face (1.55–6.6× on the corpus; `darkroom bench-focus`).
-    #[serde(default = "default_eyes_to_face")]
-    pub eyes_to_face_at_least: f32,
-    pub bursts: BurstRules,
-    /// What makes frames one scene (the similarity and time-gap controls).
-    #[serde(default)]
-    pub scenes: SceneRules,
-    /// What makes frames a bracket or a pan.
-    #[serde(default)]
-    pub sets: SetRules,
-    /// Whose verdict a face's eyes get: the face mesh's (the default) or the eye-state model's.
-    #[serde(default)]
-    pub eye_judge: EyeJudge,
-    /// A face at least this share of the frame's largest face's area is one that matters: the
-    /// frame is judged by the worst of them (`expression::FacesDoing`).
-    #[serde(default = "default_prominent_face_share")]
-    pub prominent_face_share: f32,
-}
-
-fn default_prominent_face_share() -> f32 {
-    Thresholds::default().prominent_face_share
-}
-
-fn default_subject_soft_below() -> f32 {
-    Thresholds::default().subject_soft_below
-}
-
-fn default_subject_to_background() -> f32 {
-    Thresholds::default().subject_to_background_at_least
-}
-
-fn default_eyes_to_face() -> f32 {
-    Thresholds::default().eyes_to_face_at_least
-}
-
-impl Default for Thresholds {
-    fn default() -> Self {
-        Thresholds {
-            person_similarity: 0.45,
-            blurry_below: 40.0,
-            eyes_open_at_least: 0.5,
-            eyes_min_distance_px: 16.0,
-            subject_soft_below: 40.0,
-            subject_to_background_at_least: 0.25,
-            eyes_to_face_at_least: 1.3,
-            bursts: BurstRules::default(),
-            scenes: SceneRules::default(),
-            sets: SetRules::default(),
-            eye_judge: EyeJudge::default(),
-            prominent_face_share: 0.25,
-        }
-    }
-}
+/// Analysis decodes a photo with at least this long an edge (where it has it): the size the
+/// faces' models and the subject's focus are measured at.
+pub const WORK_SIDE: u32 = 1440;
 
 /// The sessions one job runs on, all opened from the same pin.
 pub struct Models {
@@ -195,10 +125,29 @@ pub struct Progress {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
-    Started { photos: usize, to_index: usize },
-    Indexed { path: PathBuf, faces: usize },
-    Failed { path: PathBuf, error: String },
+    Started {
+        photos: usize,
+        to_index: usize,
+    },
+    Indexed {
+        path: PathBuf,
+        faces: usize,
+    },
+    Failed {
+        path: PathBuf,
+        error: String,
+    },
     Progress(Progress),
+    /// Every photo's faces are in: the proposal's first pass can be made. `to_look` photos
+    /// follow, their subject looked for.
+    FirstPass {
+        to_look: usize,
+    },
+    /// The second pass looked for a photo's subject.
+    SubjectSought {
+        path: PathBuf,
+        found: bool,
+    },
 }
 
 /// Milliseconds spent per stage, summed over photos (decode runs on several threads at once).
@@ -223,7 +172,7 @@ pub struct StageTimes {
     /// Finding the subject and measuring it.
     #[serde(default)]
     pub segment_ms: f64,
-    /// Photos the segmenter ran on: those no face judges.
+    /// Photos the segmenter ran on: those no face judges where its verdict can decide.
     #[serde(default)]
     pub segmented: usize,
     /// The scene model's time.
@@ -240,6 +189,8 @@ pub struct Summary {
     /// Photos indexed before with the same faces' models whose newer measures (subject,
     /// eye-level focus) were taken without detecting again.
     pub remeasured: usize,
+    /// Photos whose subject the second pass looked for.
+    pub sought: usize,
     pub failed: Vec<(PathBuf, String)>,
     pub faces: usize,
     pub cancelled: bool,
@@ -268,6 +219,8 @@ pub enum IndexError {
 enum Pass {
     Index,
     Measure,
+    /// The subject, looked for after every photo's faces (the second pass).
+    Subject,
 }
 
 /// A photo ready for inference.
@@ -427,6 +380,10 @@ fn ms(since: Instant) -> f64 {
 
 /// Index `config.photos` with `models`, recording into `catalog`; `on_event` hears about every
 /// photo and the progress. A photo that cannot be read is reported and skipped.
+///
+/// Two passes: every photo's faces, expressions, focus and looks first, so the proposal can be
+/// made from them ([`Event::FirstPass`]); then the subject, the costliest model's verdict, only
+/// in the photos where [`Thresholds::subjects`] says it can change a decision.
 pub fn run(
     config: &JobConfig,
     models: &mut Models,
@@ -446,6 +403,7 @@ pub fn run(
         indexed: 0,
         skipped: 0,
         remeasured: 0,
+        sought: 0,
         failed: Vec::new(),
         faces: 0,
         cancelled: false,
@@ -459,27 +417,36 @@ pub fn run(
         seconds: 0.0,
         stages: StageTimes::default(),
     };
+    // The first pass writes no segmenter: the second records the one that looked.
     let stamp_for = |size: u64, mtime_ns: i64| IndexStamp {
         size,
         mtime_ns,
         detector: detector_id.clone(),
         embedder: embedder_id.clone(),
         eyes: eyes_id.clone(),
-        segmenter: segmenter_id.clone(),
+        segmenter: None,
         measures: MEASURES,
         scene: scene_id.clone(),
         mesh: mesh_id.clone(),
     };
 
     // Resume: what is indexed with this file and these models already is done; what has the
-    // same faces but older measures (or another segmenter) is only measured again.
+    // same faces but older measures (or another segmenter's subject) is only measured again.
     let mut todo: Vec<(PathBuf, Pass)> = Vec::new();
     for path in &config.photos {
         match file_stamp(path) {
             Ok((size, mtime)) => {
                 let want = stamp_for(size, mtime);
                 match catalog.index_stamp(path)? {
-                    Some(had) if had == want => summary.skipped += 1,
+                    Some(had)
+                        if subject_stands(&had, segmenter_id.as_deref())
+                            && IndexStamp {
+                                segmenter: None,
+                                ..had.clone()
+                            } == want =>
+                    {
+                        summary.skipped += 1;
+                    }
                     Some(had) if had.same_faces(&want) => todo.push((path.clone(), Pass::Measure)),
                     _ => todo.push((path.clone(), Pass::Index)),
                 }
@@ -518,18 +485,206 @@ pub fn run(
         });
     let mut people = people.transpose()?;
 
+    let inference_started = Instant::now();
+    let mut done = 0usize;
+    let mut to_do = todo.len();
+    let progress = |done: usize, to_do: usize, on_event: &mut dyn FnMut(Event)| {
+        let elapsed = inference_started.elapsed().as_secs_f64();
+        let rate = done as f64 / elapsed.max(1e-6);
+        on_event(Event::Progress(Progress {
+            done,
+            to_index: to_do,
+            photos_per_s: rate,
+            eta_s: (rate > 0.0).then(|| to_do.saturating_sub(done) as f64 / rate),
+        }));
+    };
+    let first = pipeline(&todo, config, control, &mut |item| {
+        match item {
+            Err((path, error)) => summary.fail(path, error, on_event),
+            Ok(d) if d.pass == Pass::Measure => {
+                summary.stages.decode_ms += d.decode_ms;
+                let stamp = stamp_for(d.stamp.0, d.stamp.1);
+                match remeasure(
+                    &d,
+                    stamp,
+                    segmenter_id.as_deref(),
+                    models,
+                    catalog,
+                    &config.thresholds,
+                    &mut summary.stages,
+                ) {
+                    Ok(faces) => {
+                        summary.remeasured += 1;
+                        on_event(Event::Indexed {
+                            path: d.path.clone(),
+                            faces,
+                        });
+                    }
+                    Err(error) => summary.fail(d.path.clone(), error, on_event),
+                }
+            }
+            Ok(d) => {
+                summary.stages.decode_ms += d.decode_ms;
+                match infer(
+                    &d,
+                    models,
+                    people.as_mut(),
+                    &config.thresholds,
+                    &mut summary.stages,
+                ) {
+                    Ok((faces, changed, scene_classes)) => {
+                        let index = PhotoIndex {
+                            stamp: stamp_for(d.stamp.0, d.stamp.1),
+                            backend: config.backend.clone(),
+                            width: d.work.full_size.0,
+                            height: d.work.full_size.1,
+                            sharpness: d.sharpness,
+                            phash: d.phash,
+                            captured_at: d.work.captured_at,
+                            body: d.work.facts.body(),
+                            clock_offset_s: 0.0,
+                            faces,
+                            subject: None,
+                            look: Some(d.look.clone()),
+                            exposure: d.exposure,
+                            scene_classes,
+                        };
+                        let t = Instant::now();
+                        catalog.store_index(&d.path, &index, &changed)?;
+                        summary.stages.store_ms += ms(t);
+                        summary.indexed += 1;
+                        summary.faces += index.faces.len();
+                        on_event(Event::Indexed {
+                            path: d.path.clone(),
+                            faces: index.faces.len(),
+                        });
+                    }
+                    Err(error) => summary.fail(d.path.clone(), error, on_event),
+                }
+            }
+        }
+        done += 1;
+        progress(done, to_do, on_event);
+        Ok(())
+    })?;
+    summary.stages.waited_ms += first.waited_ms;
+    summary.stages.decode_threads = first.decode_threads;
+    summary.cancelled = first.cancelled;
+
+    // The second pass: the subject where its verdict can change a decision, judged on the
+    // rows the first pass wrote (the proposal's first pass is made from them meanwhile).
+    if let (false, Some(segmenter)) = (summary.cancelled, segmenter_id.as_deref()) {
+        let indexed = catalog.indexed_of(&config.photos)?;
+        let wanted: Vec<(PathBuf, Pass)> = subjects_wanted(&indexed, &config.thresholds, segmenter)
+            .into_iter()
+            .map(|p| (p, Pass::Subject))
+            .collect();
+        if !wanted.is_empty() {
+            on_event(Event::FirstPass {
+                to_look: wanted.len(),
+            });
+            to_do += wanted.len();
+            let second = pipeline(&wanted, config, control, &mut |item| {
+                match item {
+                    Err((path, error)) => summary.fail(path, error, on_event),
+                    Ok(d) => {
+                        summary.stages.decode_ms += d.decode_ms;
+                        match seek_subject(&d, &mut models.segmenters, catalog, &mut summary.stages)
+                        {
+                            Ok(found) => {
+                                summary.sought += 1;
+                                on_event(Event::SubjectSought {
+                                    path: d.path.clone(),
+                                    found,
+                                });
+                            }
+                            Err(error) => summary.fail(d.path.clone(), error, on_event),
+                        }
+                    }
+                }
+                done += 1;
+                progress(done, to_do, on_event);
+                Ok(())
+            })?;
+            summary.stages.waited_ms += second.waited_ms;
+            summary.cancelled = second.cancelled;
+        }
+    }
+    summary.seconds = started.elapsed().as_secs_f64();
+    Ok(summary)
+}
+
+impl Summary {
+    /// Report a photo that could not be indexed, and keep it.
+    fn fail(&mut self, path: PathBuf, error: String, on_event: &mut dyn FnMut(Event)) {
+        on_event(Event::Failed {
+            path: path.clone(),
+            error: error.clone(),
+        });
+        self.failed.push((path, error));
+    }
+}
+
+/// Whether a row's subject stands for a job whose segmenter is `segmenter`: none was looked for
+/// yet (the second pass decides), or this segmenter looked. Another's is measured again.
+fn subject_stands(had: &IndexStamp, segmenter: Option<&str>) -> bool {
+    had.segmenter.is_none() || had.segmenter.as_deref() == segmenter
+}
+
+/// The photos of `indexed` whose subject the second pass looks for: no face judges them,
+/// `segmenter` has not looked in them yet, and [`Thresholds::subjects`] says its verdict can
+/// change a decision there.
+pub fn subjects_wanted(
+    indexed: &[(PathBuf, PhotoIndex)],
+    thresholds: &Thresholds,
+    segmenter: &str,
+) -> Vec<PathBuf> {
+    let analysed = analysis::analyse(indexed, thresholds);
+    indexed
+        .iter()
+        .zip(&analysed)
+        .filter(|((_, i), a)| {
+            i.stamp.segmenter.as_deref() != Some(segmenter)
+                && !a.judged_by_faces
+                && a.subject_can_decide(thresholds.subjects)
+        })
+        .map(|((path, _), _)| path.clone())
+        .collect()
+}
+
+/// What one run of the decode pipeline leaves.
+struct Pipelined {
+    cancelled: bool,
+    /// Inference's time waiting for decodes, a pause's excepted.
+    waited_ms: f64,
+    /// Decoders working at the end.
+    decode_threads: usize,
+}
+
+/// Decode `todo` on up to `config.decode_threads` workers (one at first, another whenever
+/// `on_photo` has been waiting for them: [`DecodeGate`]) and hand each photo, decoded or not,
+/// to `on_photo` on this thread in the order it is ready.
+fn pipeline(
+    todo: &[(PathBuf, Pass)],
+    config: &JobConfig,
+    control: &Control,
+    on_photo: &mut dyn FnMut(Result<Decoded, (PathBuf, String)>) -> Result<(), IndexError>,
+) -> Result<Pipelined, IndexError> {
     let threads = config.decode_threads.max(1);
     let gate = DecodeGate::new(threads);
     let next = AtomicUsize::new(0);
     let (tx, rx) = sync_channel::<Result<Decoded, (PathBuf, String)>>(threads + 1);
-    let mut done = 0usize;
-    let inference_started = Instant::now();
+    let mut ran = Pipelined {
+        cancelled: false,
+        waited_ms: 0.0,
+        decode_threads: 0,
+    };
     let mut workers = 0;
     let mut spawn_error = None;
     std::thread::scope(|scope| -> Result<(), IndexError> {
         for n in 0..threads {
             let tx = tx.clone();
-            let (todo, next, gate) = (&todo, &next, &gate);
+            let (next, gate) = (&next, &gate);
             let spawned = std::thread::Builder::new()
                 .name(format!("darkroom-index-decode-{n}"))
                 .spawn_scoped(scope, move || {
@@ -559,134 +714,77 @@ pub fn run(
                 "cannot start a decode thread: {}",
                 spawn_error.take().unwrap_or_default()
             );
-            for (path, _) in &todo {
-                on_event(Event::Failed {
-                    path: path.clone(),
-                    error: error.clone(),
-                });
-                summary.failed.push((path.clone(), error.clone()));
+            for (path, _) in todo {
+                on_photo(Err((path.clone(), error.clone())))?;
             }
         }
         let mut meter = WaitMeter::default();
+        let mut first = true;
         loop {
             let (asked, pauses) = (Instant::now(), control.pauses());
             let Ok(item) = rx.recv() else { break };
             let wait = ms(asked);
             if !control.proceed() {
-                summary.cancelled = true;
+                ran.cancelled = true;
                 break;
             }
             let working = Instant::now();
             let paused_meanwhile = control.pauses() != pauses;
-            if done > 0 && !paused_meanwhile {
-                summary.stages.waited_ms += wait;
+            if !std::mem::replace(&mut first, false) && !paused_meanwhile {
+                ran.waited_ms += wait;
             }
-            match item {
-                Err((path, error)) => {
-                    on_event(Event::Failed {
-                        path: path.clone(),
-                        error: error.clone(),
-                    });
-                    summary.failed.push((path, error));
-                }
-                Ok(d) if d.pass == Pass::Measure => {
-                    summary.stages.decode_ms += d.decode_ms;
-                    let stamp = stamp_for(d.stamp.0, d.stamp.1);
-                    match remeasure(
-                        &d,
-                        stamp,
-                        models,
-                        catalog,
-                        &config.thresholds,
-                        &mut summary.stages,
-                    ) {
-                        Ok(faces) => {
-                            summary.remeasured += 1;
-                            on_event(Event::Indexed {
-                                path: d.path.clone(),
-                                faces,
-                            });
-                        }
-                        Err(error) => {
-                            on_event(Event::Failed {
-                                path: d.path.clone(),
-                                error: error.clone(),
-                            });
-                            summary.failed.push((d.path.clone(), error));
-                        }
-                    }
-                }
-                Ok(d) => {
-                    summary.stages.decode_ms += d.decode_ms;
-                    match infer(
-                        &d,
-                        models,
-                        people.as_mut(),
-                        &config.thresholds,
-                        &mut summary.stages,
-                    ) {
-                        Ok((faces, subject, changed, scene_classes)) => {
-                            let index = PhotoIndex {
-                                stamp: stamp_for(d.stamp.0, d.stamp.1),
-                                backend: config.backend.clone(),
-                                width: d.work.full_size.0,
-                                height: d.work.full_size.1,
-                                sharpness: d.sharpness,
-                                phash: d.phash,
-                                captured_at: d.work.captured_at,
-                                body: d.work.facts.body(),
-                                clock_offset_s: 0.0,
-                                faces,
-                                subject,
-                                look: Some(d.look.clone()),
-                                exposure: d.exposure,
-                                scene_classes,
-                            };
-                            let t = Instant::now();
-                            catalog.store_index(&d.path, &index, &changed)?;
-                            summary.stages.store_ms += ms(t);
-                            summary.indexed += 1;
-                            summary.faces += index.faces.len();
-                            on_event(Event::Indexed {
-                                path: d.path.clone(),
-                                faces: index.faces.len(),
-                            });
-                        }
-                        Err(error) => {
-                            on_event(Event::Failed {
-                                path: d.path.clone(),
-                                error: error.clone(),
-                            });
-                            summary.failed.push((d.path.clone(), error));
-                        }
-                    }
-                }
-            }
-            done += 1;
+            on_photo(item)?;
             // A pause while this photo was worked on makes its times the person's too.
             let paused_meanwhile = paused_meanwhile || control.pauses() != pauses;
             if meter.photo(wait, ms(working), paused_meanwhile) {
                 gate.add();
             }
-            let elapsed = inference_started.elapsed().as_secs_f64();
-            let rate = done as f64 / elapsed.max(1e-6);
-            on_event(Event::Progress(Progress {
-                done,
-                to_index: todo.len(),
-                photos_per_s: rate,
-                eta_s: (rate > 0.0).then(|| (todo.len() - done) as f64 / rate),
-            }));
         }
         // Decoders blocked on a full queue must see it gone before the scope can end.
         drop(rx);
-        if summary.cancelled {
+        if ran.cancelled {
             control.cancel();
         }
-        summary.stages.decode_threads = gate.active();
+        ran.decode_threads = gate.active();
         Ok(())
     })?;
-    summary.seconds = started.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(ran)
+}
+
+/// Look for the subject of a photo the first pass indexed and record it with the segmenter
+/// that looked, if the file is still the one indexed. Whether a subject was found.
+fn seek_subject(
+    d: &Decoded,
+    segmenters: &mut Segmenters,
+    catalog: &mut Catalog,
+    stages: &mut StageTimes,
+) -> Result<bool, String> {
+    let Some(segmenter) = segmenters.id() else {
+        return Err("no segmenter is installed".into());
+    };
+    let subject = find_subject(d, segmenters, stages)?;
+    let t = Instant::now();
+    let recorded = catalog
+        .store_subject(&d.path, d.stamp, subject.as_ref(), &segmenter)
+        .map_err(|e| e.to_string())?;
+    stages.store_ms += ms(t);
+    if !recorded {
+        return Err("it changed since it was indexed (or is not indexed): index it again".into());
+    }
+    Ok(subject.is_some())
+}
+
+/// Look for one indexed photo's subject now, as the loupe asks for it: decoded at
+/// `work_side`, found by `segmenters`, recorded with the segmenter that looked if the file is
+/// still the one indexed. Whether a subject was found.
+pub fn seek_subject_of(
+    path: &Path,
+    work_side: u32,
+    segmenters: &mut Segmenters,
+    catalog: &mut Catalog,
+) -> Result<bool, String> {
+    let d = decode(path, Pass::Subject, work_side)?;
+    seek_subject(&d, segmenters, catalog, &mut StageTimes::default())
 }
 
 /// The subject of one decoded photo and its focus, if a segmenter runs and finds one.
@@ -757,6 +855,7 @@ pub fn eye_focus(
 fn remeasure(
     d: &Decoded,
     stamp: IndexStamp,
+    segmenter: Option<&str>,
     models: &mut Models,
     catalog: &mut Catalog,
     thresholds: &Thresholds,
@@ -766,22 +865,18 @@ fn remeasure(
         .photo_index(&d.path)
         .map_err(|e| e.to_string())?
         .ok_or("its index row is gone")?;
-    // Measures from version 3 on hold the subject and eye-level focus this build takes: with
-    // the same segmenter they stand, and only what is newer (the look) is measured, so a
-    // catalog's upgrade never runs the costliest model again.
     let scene_classes = scene_of(d, models.scene.as_mut(), stages)?;
-    let (subject, eyes) = if stored.stamp.measures >= 3 && stored.stamp.segmenter == stamp.segmenter
-    {
-        let eyes = stored
+    // Measures from version 3 on hold the eye-level focus this build takes.
+    let eyes: Vec<(i64, Option<f32>)> = if stored.stamp.measures >= 3 {
+        stored
             .faces
             .iter()
             .map(|f| (f.id, f.eyes_sharpness))
-            .collect();
-        (stored.subject.clone(), eyes)
+            .collect()
     } else {
         // Stored boxes are in full-size pixels; the decode is smaller.
         let k = d.work.scale_to_full();
-        let eyes: Vec<(i64, Option<f32>)> = stored
+        stored
             .faces
             .iter()
             .map(|f| {
@@ -789,13 +884,26 @@ fn remeasure(
                 let landmarks = f.landmarks.map(|[x, y]| [x / k, y / k]);
                 (f.id, eye_focus(&d.work.image, bbox, &landmarks, thresholds))
             })
-            .collect();
-        let subject = if subject::judged_by_eyes(eyes.iter().map(|&(_, e)| e)) {
-            None
-        } else {
-            find_subject(d, &mut models.segmenters, stages)?
-        };
-        (subject, eyes)
+            .collect()
+    };
+    // The subject stands where this segmenter found it on a photo no face judges (from 3 on);
+    // else it is dropped, and the second pass looks again where it can decide. Measuring
+    // again never runs the costliest model.
+    let judged_now = subject::judged_by_eyes(eyes.iter().map(|&(_, e)| e));
+    let (subject, stamp) = if stored.stamp.measures >= 3
+        && stored.stamp.segmenter.is_some()
+        && subject_stands(&stored.stamp, segmenter)
+        && !judged_now
+    {
+        (
+            stored.subject.clone(),
+            IndexStamp {
+                segmenter: stored.stamp.segmenter.clone(),
+                ..stamp
+            },
+        )
+    } else {
+        (None, stamp)
     };
     // The eyes and expressions: judged again on the stored faces where the judge, the mesh or
     // the measures' version (6 added the mesh) changed.
@@ -858,17 +966,11 @@ fn scene_of(
     Ok(coverage.into_iter().map(|c| (c.class, c.share)).collect())
 }
 
-/// A photo's row parts from inference: its faces, its subject, the people who moved, and its
-/// scene classes.
-type Inferred = (
-    Vec<FaceRow>,
-    Option<darkroom_catalog::SubjectRow>,
-    Vec<PersonRow>,
-    Vec<(String, f32)>,
-);
+/// A photo's row parts from inference: its faces, the people who moved, and its scene classes.
+type Inferred = (Vec<FaceRow>, Vec<PersonRow>, Vec<(String, f32)>);
 
-/// Faces of one decoded photo, in full-size pixels, its subject, and the people whose centre
-/// moved.
+/// Faces of one decoded photo, in full-size pixels, the people whose centre moved, and its
+/// scene classes.
 fn infer(
     d: &Decoded,
     models: &mut Models,
@@ -924,11 +1026,6 @@ fn infer(
             key: false,
         });
     }
-    let subject = if subject::judged_by_faces(&rows) {
-        None
-    } else {
-        find_subject(d, &mut models.segmenters, stages)?
-    };
     let scene_classes = scene_of(d, models.scene.as_mut(), stages)?;
     let changed = match people {
         Some(p) => p
@@ -945,7 +1042,7 @@ fn infer(
             .collect(),
         None => Vec::new(),
     };
-    Ok((rows, subject, changed, scene_classes))
+    Ok((rows, changed, scene_classes))
 }
 
 #[cfg(test)]

@@ -24,10 +24,12 @@ pub mod scenes;
 pub mod sets;
 pub mod subject;
 pub mod tags;
+pub mod thresholds;
 
 pub use analysis::{BurstPlace, PhotoAnalysis, analyse};
 pub use bursts::{BurstRules, Frame};
-pub use job::{Control, Event, JobConfig, Models, Progress, Summary, Thresholds};
+pub use job::{Control, Event, JobConfig, Models, Progress, Summary};
 pub use models::{OpenError, open_models, pick_model};
 pub use people::People;
 pub use proposal::{Candidate, ProposalRules, Proposed, Reason, Strictness};
+pub use thresholds::Thresholds;

@@ -811,6 +811,7 @@ mod tests {
             }),
             judged_by_faces: true,
             subject: None,
+            subject_sought: false,
             eyes_soft: false,
             closed_eyes: if eyes_closed { vec![0] } else { Vec::new() },
             soft_eyes: Vec::new(),
@@ -957,6 +958,7 @@ mod tests {
                 background: Some(300.0),
                 soft: true,
             }),
+            subject_sought: true,
             ..photo(200.0, false, None)
         };
         let soft_eyes = PhotoAnalysis {

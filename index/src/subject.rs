@@ -7,6 +7,7 @@
 use darkroom_catalog::{FaceRow, SubjectRow};
 use darkroom_engine::subject::{InstanceSegmenter, Mask, SalientSegmenter};
 use image::{GrayImage, RgbImage};
+use serde::{Deserialize, Serialize};
 
 use crate::focus;
 
@@ -44,6 +45,43 @@ pub fn judged_by_faces(faces: &[FaceRow]) -> bool {
 /// (the index job decides on it before it runs the segmenter).
 pub fn judged_by_eyes(eyes: impl IntoIterator<Item = Option<f32>>) -> bool {
     eyes.into_iter().any(|e| e.is_some())
+}
+
+/// Which photos the index looks for a subject in. The segmenter is the job's costliest model
+/// (U²-Netp: half a second a photo on two cores, more than the faces' models together), so by
+/// default it runs only where its verdict can change a decision: a frame no face judges that
+/// competes with others of its burst or scene. A frame alone keeps the photographer's eye
+/// (the loupe looks on request, `O`), and a frame of a bracket or a pan is judged with its set.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubjectScope {
+    /// Frames no face judges in a burst or a scene of two or more, outside a set.
+    #[default]
+    Deciding,
+    /// Every photo no face judges.
+    Everywhere,
+}
+
+impl SubjectScope {
+    pub const ALL: [SubjectScope; 2] = [SubjectScope::Deciding, SubjectScope::Everywhere];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SubjectScope::Deciding => "deciding",
+            SubjectScope::Everywhere => "everywhere",
+        }
+    }
+}
+
+impl std::str::FromStr for SubjectScope {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SubjectScope::ALL
+            .into_iter()
+            .find(|j| j.name() == s)
+            .ok_or_else(|| format!("{s:?}: one of deciding, everywhere"))
+    }
 }
 
 /// Stored masks are this many times smaller on a side than the analysis's luma.

@@ -258,7 +258,7 @@ fn an_index_job_keeps_its_backend_when_engines_land_mid_job() {
         photos: photos.clone(),
         backend: pin.line.clone(),
         decode_threads: 1,
-        work_side: 1440,
+        work_side: darkroom_index::job::WORK_SIDE,
         thresholds: Thresholds::default(),
     };
     let mut landed_mid_job = false;

@@ -800,8 +800,10 @@ fn index_faces_from_the_window() {
     // The face mesh's verdict: she smiles.
     h.get_by_label("smiling");
     h.snap("loupe_faces");
-    // A photo without faces is judged by its subject: the coffee cup's focus beside the facts,
-    // and O lays its mask over the photo, as the index stored it.
+    // A photo without faces, alone in its scene: the index did not look for its subject (its
+    // verdict decides nothing there), and the loupe says so. O asks: the loupe looks, says it
+    // is looking, then shows the coffee cup's focus beside the facts and lays its mask over
+    // the photo, as the catalog now holds it.
     h.key_press(Key::Escape);
     h.run_steps(2);
     h.get_by_label_contains("coffee.png").click();
@@ -809,11 +811,31 @@ fn index_faces_from_the_window() {
     h.key_press(Key::Space);
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::Loupe);
-    h.get_by_label_contains("subject focus ");
+    h.get_by_label("subject not looked for · O looks");
+    assert_eq!(
+        h.query_all_by_label_contains("subject focus ").count(),
+        0,
+        "not looked for"
+    );
     h.key_press(Key::O);
-    h.run_steps(2);
+    // The look starts in a frame's logic and its answer is read in a later one's: the frame
+    // that started it says so.
+    let mut frames = 0;
+    while h.state().subject_looks.looking.is_none() {
+        frames += 1;
+        assert!(frames < 5, "O started no look");
+        h.step();
+    }
+    h.get_by_label("looking for the subject…");
     settle(&mut h);
     assert!(h.state().show_subject);
+    h.get_by_label_contains("subject focus ");
+    let cup = catalog
+        .photo_index(&folder.join("coffee.png"))
+        .expect("query")
+        .expect("indexed");
+    assert_eq!(cup.stamp.segmenter.as_deref(), Some("u2netp"));
+    assert!(cup.subject.is_some(), "the look is in the catalog");
     let id = h.state().cull.selected_id().expect("a photo in the loupe");
     assert!(
         h.state()

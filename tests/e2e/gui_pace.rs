@@ -509,29 +509,39 @@ fn twenty_steps_in_twenty_frames_each_draw_the_photo_of_their_step() {
 
 /// O pressed in the frame that moves the loupe, before the photo's close-ups have come: the
 /// overlay that lands is the new photo's own stored mask (its size, its id), never the one
-/// left behind; and on a photo its face judges, O shows nothing, not the last photo's mask.
+/// left behind. The index looked in neither the cat nor the cup (each alone in its scene): the
+/// loupe looks on O, and a look lands on the photo it was asked for even when the person moved
+/// on before it ended, while the photo moved to gets its own. On a photo its face judges, O
+/// shows nothing, not the last photo's mask.
 #[test]
 fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = sample_folder(dir.path());
     index_from_the_command_line(dir.path(), &folder);
     let stored = |name: &str| {
-        let s = catalog(dir.path())
+        let i = catalog(dir.path())
             .photo_index(&folder.join(name))
             .expect("query")
-            .expect("indexed")
-            .subject;
-        s.map(|s| [s.mask_width as usize, s.mask_height as usize])
+            .expect("indexed");
+        (
+            i.stamp.segmenter.is_some(),
+            i.subject
+                .map(|s| [s.mask_width as usize, s.mask_height as usize]),
+        )
     };
-    let (chelsea, coffee) = (stored("chelsea.png"), stored("coffee.png"));
-    assert!(chelsea.is_some() && coffee.is_some() && chelsea != coffee);
+    assert_eq!(
+        (stored("chelsea.png"), stored("coffee.png")),
+        ((false, None), (false, None)),
+        "alone in their scenes: not looked in"
+    );
     assert_eq!(
         stored("grace_hopper.jpg"),
-        None,
+        (false, None),
         "her face judges her photo"
     );
 
-    let mut h = harness(dir.path(), Some(folder), ort_cpu());
+    // A live engine: the loupe's look takes its sessions from the backend's pin.
+    let mut h = crate::gui::live_harness(dir.path(), folder.clone());
     settle(&mut h);
     let shown = |h: &Harness<'static, DarkRoom>| {
         let id = h.state().cull.selected_id().expect("a photo");
@@ -554,7 +564,7 @@ fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
         "the astronaut: no subject"
     );
 
-    // Two photos on and O, in one frame: the cat, and her mask once the close-ups come.
+    // Two photos on and O, in one frame: the cat, and the loupe looks for her subject.
     keys_in_one_frame(
         &mut h,
         &[
@@ -565,27 +575,51 @@ fn the_subject_overlay_asked_for_in_the_moving_frame_is_the_new_photos() {
     );
     assert!(h.state().show_subject);
     assert_eq!(shown(&h).0, "chelsea.png");
+    let mut frames = 0;
+    while h.state().subject_looks.looking.is_none() {
+        frames += 1;
+        assert!(frames < 5, "O started no look");
+        h.step();
+    }
+    assert_eq!(
+        h.state().subject_looks.looking.as_deref(),
+        Some(folder.join("chelsea.png").as_path())
+    );
+    // On to the cup in the very next frame, the cat's look under way (its session still
+    // opening): whenever its answer is read, it is the cat's.
+    keys_in_one_frame(&mut h, &[(Key::ArrowRight, Modifiers::NONE)]);
     settle(&mut h);
-    assert_eq!(shown(&h), ("chelsea.png".to_owned(), chelsea));
+    let (chelsea, coffee) = (stored("chelsea.png"), stored("coffee.png"));
+    assert!(
+        chelsea.0 && chelsea.1.is_some() && coffee.0 && coffee.1.is_some(),
+        "each look landed on its own photo: {chelsea:?} {coffee:?}"
+    );
+    assert_ne!(chelsea.1, coffee.1);
+    assert_eq!(shown(&h), ("coffee.png".to_owned(), coffee.1));
 
-    // On to the coffee cup and straight past it to Grace Hopper in one frame, O off and on
-    // again: her face judges her photo, so nothing is laid over it.
+    // Back to the cat and straight past the cup to Grace Hopper in one frame, O off and on
+    // again: her face judges her photo, so nothing is laid over it, and nothing looked for.
     keys_in_one_frame(
         &mut h,
         &[
+            (Key::ArrowLeft, Modifiers::NONE),
+            (Key::O, Modifiers::NONE),
+            (Key::O, Modifiers::NONE),
             (Key::ArrowRight, Modifiers::NONE),
-            (Key::O, Modifiers::NONE),
-            (Key::O, Modifiers::NONE),
             (Key::ArrowRight, Modifiers::NONE),
         ],
     );
     assert!(h.state().show_subject);
     settle(&mut h);
     assert_eq!(shown(&h), ("grace_hopper.jpg".to_owned(), None));
-    // And back: the cup's own mask.
+    assert_eq!(stored("grace_hopper.jpg"), (false, None));
+    // And back: the cup's own mask, then the cat's.
     keys_in_one_frame(&mut h, &[(Key::ArrowLeft, Modifiers::NONE)]);
     settle(&mut h);
-    assert_eq!(shown(&h), ("coffee.png".to_owned(), coffee));
+    assert_eq!(shown(&h), ("coffee.png".to_owned(), coffee.1));
+    keys_in_one_frame(&mut h, &[(Key::ArrowLeft, Modifiers::NONE)]);
+    settle(&mut h);
+    assert_eq!(shown(&h), ("chelsea.png".to_owned(), chelsea.1));
 }
 
 /// Another tool (exiftool standing for Lightroom or darktable) changes a photo's rating and

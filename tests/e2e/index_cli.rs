@@ -9,15 +9,25 @@ use crate::support::*;
 use darkroom_catalog::{Catalog, SidecarNaming};
 
 fn index(dir: &Path, folder: &Path) -> serde_json::Value {
+    index_with(dir, folder, &[])
+}
+
+fn index_with(dir: &Path, folder: &Path, args: &[&str]) -> serde_json::Value {
     let out = run_ok(
         darkroom_on(Rt::Ort, dir)
             .env("DARKROOM_MODELS", models())
-            .args(["index", "--json", "--catalog"])
+            .args(["index", "--json"])
+            .args(args)
+            .arg("--catalog")
             .arg(dir.join("catalog.sqlite"))
             .arg(folder),
     );
     json(&out)
 }
+
+/// Look for the subject in every photo no face judges, as the index did before it looked only
+/// where the subject can decide: what the tests of a catalog's upgrade measure.
+const EVERYWHERE: &[&str] = &["--subjects", "everywhere"];
 
 fn copy_photos(folder: &Path, names: &[&str]) {
     std::fs::create_dir_all(folder).expect("mkdir");
@@ -27,7 +37,7 @@ fn copy_photos(folder: &Path, names: &[&str]) {
 }
 
 /// The job ran U²-Netp on exactly the photos no face judges (a portrait's subject is its face:
-/// its 0.5 s a photo is not spent there), and those are `unjudged`.
+/// its 0.5 s a photo is not spent there), and those are `unjudged` (`--subjects everywhere`).
 fn assert_segmenter_ran_where_no_face_judges(report: &serde_json::Value, unjudged: &[&str]) {
     let mut not_judged: Vec<&str> = report["results"]
         .as_array()
@@ -324,7 +334,7 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("shoot");
     copy_photos(&folder, SOME);
-    let first = index(dir.path(), &folder);
+    let first = index_with(dir.path(), &folder, EVERYWHERE);
     assert_eq!(first["indexed"], SOME.len(), "{first}");
     assert_eq!(first["model_ids"]["segmenter"], "u2netp");
     assert_segmenter_ran_where_no_face_judges(&first, &["rocket.jpg", "chelsea.png"]);
@@ -378,7 +388,7 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
         )
         .expect("version 3");
     }
-    let again = index(dir.path(), &folder);
+    let again = index_with(dir.path(), &folder, EVERYWHERE);
     assert_eq!(
         (&again["indexed"], &again["remeasured"], &again["skipped"]),
         (&0.into(), &SOME.len().into(), &0.into()),
@@ -421,7 +431,7 @@ fn a_catalog_from_before_the_subject_is_measured_again_not_indexed_again() {
     );
     drop(catalog);
     // And then there is nothing left to do.
-    let third = index(dir.path(), &folder);
+    let third = index_with(dir.path(), &folder, EVERYWHERE);
     assert_eq!(third["skipped"], SOME.len(), "{third}");
 }
 
@@ -498,14 +508,14 @@ fn a_catalog_from_before_the_mesh_gets_its_measures_without_detecting_again() {
 
 /// A catalog whose measures version 2 stored a subject on a portrait (version 2 segmented every
 /// photo) is measured again, not indexed again, and the portrait's subject is dropped: its face
-/// judges it. The rocket keeps its own.
+/// judges it. The rocket's is looked for again (every photo, as version 2 did).
 #[test]
 fn a_portraits_subject_from_measures_2_is_dropped_when_measured_again() {
     const TWO: &[&str] = &["astronaut.png", "rocket.jpg"];
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("shoot");
     copy_photos(&folder, TWO);
-    let first = index(dir.path(), &folder);
+    let first = index_with(dir.path(), &folder, EVERYWHERE);
     assert_segmenter_ran_where_no_face_judges(&first, &["rocket.jpg"]);
     let db = dir.path().join("catalog.sqlite");
     {
@@ -517,7 +527,7 @@ fn a_portraits_subject_from_measures_2_is_dropped_when_measured_again() {
              SELECT f.photo, s.segmenter, s.class, s.score, s.mask_width, s.mask_height, s.mask,
                  s.sharpness, s.background
              FROM subjects s, (SELECT DISTINCT photo FROM faces) f;
-             UPDATE indexed SET measures = 2;",
+             UPDATE indexed SET measures = 2, segmenter = 'u2netp';",
         )
         .expect("version 2's rows");
     }
@@ -533,7 +543,7 @@ fn a_portraits_subject_from_measures_2_is_dropped_when_measured_again() {
         subject_of("astronaut.png").is_some(),
         "the stale row is in place"
     );
-    let again = index(dir.path(), &folder);
+    let again = index_with(dir.path(), &folder, EVERYWHERE);
     assert_eq!(
         (&again["indexed"], &again["remeasured"]),
         (&0.into(), &TWO.len().into()),
@@ -556,4 +566,74 @@ fn a_portraits_subject_from_measures_2_is_dropped_when_measured_again() {
         })
         .expect("the astronaut's result");
     assert!(astronaut.get("subject").is_none(), "{astronaut}");
+}
+
+/// The photos of a report, by file name.
+fn result_of<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["path"].as_str().is_some_and(|p| p.ends_with(name)))
+        .unwrap_or_else(|| panic!("no result for {name}: {report}"))
+}
+
+/// The subject is looked for after every photo's faces, and only where it can change a
+/// decision: the two frames of a burst of the rocket get theirs, the cup alone does not (the
+/// proposal judges it on its whole frame) until asked for (`--subjects everywhere`, as the
+/// loupe's O asks for one photo), and no photo is looked in twice.
+#[test]
+fn the_subject_is_looked_for_only_where_it_can_decide() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, &["rocket.jpg", "coffee.png", "astronaut.png"]);
+    std::fs::copy(photo("rocket.jpg"), folder.join("rocket_2.jpg")).expect("copy");
+    let first = index(dir.path(), &folder);
+    assert_eq!(first["indexed"], 4, "{first}");
+    let (rocket, rocket_2, cup, astronaut) = (
+        result_of(&first, "rocket.jpg"),
+        result_of(&first, "rocket_2.jpg"),
+        result_of(&first, "coffee.png"),
+        result_of(&first, "astronaut.png"),
+    );
+    // The folder is what the test says: the rockets one burst, the cup a scene of its own.
+    assert!(
+        rocket["burst"].is_u64() && rocket["burst"] == rocket_2["burst"],
+        "{first}"
+    );
+    assert_eq!(cup["scene"]["size"], 1, "{cup}");
+    assert!(cup["burst"].is_null(), "{cup}");
+    for r in [rocket, rocket_2] {
+        assert_eq!(r["subject_sought"], true, "{r}");
+        assert!(r["subject"]["sharpness"].is_number(), "found: {r}");
+    }
+    assert_eq!(cup["subject_sought"], false, "{cup}");
+    assert!(cup.get("subject").is_none(), "{cup}");
+    assert_eq!(astronaut["judged_by_faces"], true, "{astronaut}");
+    assert_eq!(astronaut["subject_sought"], false, "{astronaut}");
+    assert_eq!(first["sought"], 2, "{first}");
+    assert_eq!(first["stages"]["segmented"], 2, "{first}");
+
+    // Asked for everywhere: only the cup is left to look in, its faces not detected again.
+    let everywhere = index_with(dir.path(), &folder, EVERYWHERE);
+    assert_eq!(
+        (&everywhere["skipped"], &everywhere["sought"]),
+        (&4.into(), &1.into()),
+        "{everywhere}"
+    );
+    let cup = result_of(&everywhere, "coffee.png");
+    assert_eq!(cup["subject_sought"], true, "{cup}");
+    assert!(cup["subject"]["sharpness"].is_number(), "{cup}");
+
+    // Nothing is looked in twice.
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (
+            &again["skipped"],
+            &again["sought"],
+            &again["stages"]["segmented"]
+        ),
+        (&4.into(), &0.into(), &0.into()),
+        "{again}"
+    );
 }

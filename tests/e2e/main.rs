@@ -20,6 +20,7 @@ mod gui_switch;
 mod gui_zoom;
 mod hostile_files;
 mod index_cli;
+mod index_passes;
 mod ingest_cli;
 mod model_release;
 mod models_cli;

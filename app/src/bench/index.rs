@@ -3,8 +3,8 @@
 //! runs in a child: the hidden `bench-index-worker`). Reports photos/s end to end, the decode
 //! stage alone (working decode + focus + hash on the job's decode threads), the inference
 //! stage alone (detect + embed + eyes + the face mesh on every photo, decoded beforehand and
-//! untimed, one thread as in the job), the
-//! ratio of end to end to the slower stage (stages overlap when it is near 1), the time split
+//! untimed, one thread as in the job, and the segmenter where the job looked for a subject),
+//! the ratio of end to end to the slower stage (stages overlap when it is near 1), the time split
 //! by stage, and the peak resident memory.
 
 use std::path::{Path, PathBuf};
@@ -14,6 +14,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use darkroom_catalog::{Catalog, SidecarNaming};
 use darkroom_engine::face::{EyeClassifier, FaceEmbedder};
+use darkroom_index::subject::SubjectScope;
 use darkroom_index::{Control, JobConfig, Models, Thresholds, focus, job, phash};
 use serde::{Deserialize, Serialize};
 
@@ -39,6 +40,10 @@ pub struct Args {
     /// Skip the ONNX Runtime pass without the face mesh (its cost, side by side).
     #[arg(long)]
     no_mesh_pass: bool,
+    /// Skip the ONNX Runtime pass that looks for the subject in every photo no face judges
+    /// (what the job did before it looked only where the subject can decide).
+    #[arg(long)]
+    no_everywhere_pass: bool,
     /// Also run the Immich-style Python pass (scripts/immich-pass.py) with this Python, on the
     /// same photos, SCRFD file and the last --embedder's file, and print the ratio.
     #[arg(long)]
@@ -76,7 +81,7 @@ fn peer(python: &Path, dir: &Path, embedder: &str) -> anyhow::Result<PeerResult>
     super::inference::worker_json(&mut cmd, "immich-pass.py")
 }
 
-const WORK_SIDE: u32 = 1440;
+use darkroom_index::job::WORK_SIDE;
 
 #[derive(Debug, Serialize, Deserialize)]
 struct RuntimeResult {
@@ -90,6 +95,9 @@ struct RuntimeResult {
     /// The face mesh and iris models the job ran, if any.
     #[serde(default)]
     mesh: Option<String>,
+    /// Where the job looked for the subject ("deciding", "everywhere").
+    #[serde(default)]
+    subjects: String,
     /// Each model's session settings ("scrfd_2.5g: all · 2 threads").
     sessions: Vec<String>,
     decode_alone_photos_per_s: f64,
@@ -226,6 +234,7 @@ pub fn worker(
     embedder: Option<String>,
     no_segmenter: bool,
     no_mesh: bool,
+    subjects: darkroom_index::subject::SubjectScope,
 ) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
     let sessions = crate::services::sessions(None)?;
@@ -268,9 +277,38 @@ pub fn worker(
     let decode_alone = files.len() as f64 / started.elapsed().as_secs_f64();
     let split = decode_split(&files);
 
+    // End to end, as `darkroom index` runs it, into a catalog of its own.
+    let tmp = tempfile::tempdir()?;
+    let mut catalog = Catalog::open(&tmp.path().join("catalog.sqlite"), SidecarNaming::default())?;
+    let config = JobConfig {
+        photos: files.clone(),
+        backend: runtime.clone(),
+        decode_threads,
+        work_side: WORK_SIDE,
+        thresholds: Thresholds {
+            subjects,
+            ..Thresholds::default()
+        },
+    };
+    let summary = job::run(
+        &config,
+        &mut models,
+        &mut catalog,
+        &Control::default(),
+        &mut |_| {},
+    )?;
+    let end_to_end = summary.indexed as f64 / summary.seconds;
     // Inference alone on the same photos: each decoded first, untimed, then only detect +
-    // embed + eyes (+ the subject where the job looks for one) are timed, one thread as in
-    // the job.
+    // embed + eyes + the mesh (+ the subject where the job looked for one) are timed, one
+    // thread as in the job.
+    let sought: std::collections::HashSet<PathBuf> = catalog
+        .indexed_of(&files)?
+        .into_iter()
+        .filter(|(_, i)| {
+            i.stamp.segmenter.is_some() && !darkroom_index::subject::judged_by_faces(&i.faces)
+        })
+        .map(|(p, _)| p)
+        .collect();
     let mut inference_s = 0.0;
     let mut inferred = 0usize;
     let thresholds = Thresholds::default();
@@ -304,8 +342,8 @@ pub fn worker(
             .iter()
             .map(|f| job::eye_focus(&w.image, f.bbox, &f.landmarks, &thresholds))
             .collect::<Vec<_>>();
-        // Only on a photo no face judges, as the job runs it.
-        if segmenter.is_some() && !darkroom_index::subject::judged_by_eyes(eyes.iter().copied()) {
+        // Only on a photo the job looked in: no face judges it, and the subject can decide.
+        if sought.contains(f) && !darkroom_index::subject::judged_by_eyes(eyes.iter().copied()) {
             // At the analysis's size, as the job asks.
             let small = focus::at_photo_side(&darkroom_index::luma::of(&w.image));
             let (lw, lh) = small.dimensions();
@@ -320,24 +358,6 @@ pub fn worker(
     }
     let inference_alone = inferred as f64 / inference_s.max(1e-9);
 
-    // End to end, as `darkroom index` runs it, into a catalog of its own.
-    let tmp = tempfile::tempdir()?;
-    let mut catalog = Catalog::open(&tmp.path().join("catalog.sqlite"), SidecarNaming::default())?;
-    let config = JobConfig {
-        photos: files.clone(),
-        backend: runtime.clone(),
-        decode_threads,
-        work_side: WORK_SIDE,
-        thresholds: Thresholds::default(),
-    };
-    let summary = job::run(
-        &config,
-        &mut models,
-        &mut catalog,
-        &Control::default(),
-        &mut |_| {},
-    )?;
-    let end_to_end = summary.indexed as f64 / summary.seconds;
     let result = RuntimeResult {
         runtime,
         photos: files.len(),
@@ -345,6 +365,7 @@ pub fn worker(
         decode_threads,
         segmenter,
         mesh,
+        subjects: subjects.name().to_owned(),
         sessions: session_settings,
         decode_alone_photos_per_s: decode_alone,
         inference_alone_photos_per_s: inference_alone,
@@ -365,10 +386,14 @@ fn spawn(
     embedder: Option<&str>,
     segmenter: bool,
     mesh: bool,
+    subjects: darkroom_index::subject::SubjectScope,
 ) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
-    cmd.arg("bench-index-worker").arg(dir);
+    cmd.arg("bench-index-worker")
+        .arg(dir)
+        .arg("--subjects")
+        .arg(subjects.name());
     if !segmenter {
         cmd.arg("--no-segmenter");
     }
@@ -403,6 +428,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             first(&a.embedder),
             true,
             true,
+            SubjectScope::Deciding,
         )?);
     }
     let or_default = |v: &[String]| -> Vec<Option<String>> {
@@ -421,6 +447,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 embedder.as_deref(),
                 true,
                 true,
+                SubjectScope::Deciding,
             )?);
         }
     }
@@ -436,6 +463,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             first(&a.embedder),
             false,
             true,
+            SubjectScope::Deciding,
         )?),
         _ => None,
     };
@@ -451,6 +479,24 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             first(&a.embedder),
             true,
             false,
+            SubjectScope::Deciding,
+        )?),
+        _ => None,
+    };
+    // The deferral's gain: the first ONNX Runtime configuration again, looking for the subject
+    // in every photo no face judges.
+    let everywhere = match (
+        a.no_everywhere_pass,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        (false, Some(with)) if with.segmenter.is_some() => Some(spawn(
+            &dir,
+            false,
+            first(&a.detector),
+            first(&a.embedder),
+            true,
+            true,
+            SubjectScope::Everywhere,
         )?),
         _ => None,
     };
@@ -468,7 +514,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"darkroom": results, "without_segmenter": without, "without_mesh": without_mesh, "peer": peer})
+                &serde_json::json!({"darkroom": results, "without_segmenter": without, "without_mesh": without_mesh, "subjects_everywhere": everywhere, "peer": peer})
             )?
         );
         return Ok(ExitCode::SUCCESS);
@@ -528,7 +574,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         let n = with.photos as f64;
         let job_ms = n / with.end_to_end_photos_per_s * 1e3;
         println!(
-            "segmenter {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · with it / decode alone: {:.2} · its share of the job's time: {:.0} % ({:.0} ms a photo) · it ran on {} of {} photos (those no face judges)",
+            "segmenter {}: end to end with it / without: {:.2} ({:.2} vs {:.2} photos/s) · with it / decode alone: {:.2} · its share of the job's time: {:.0} % ({:.0} ms a photo) · it ran on {} of {} photos (no face judges them, and the subject can decide)",
             with.segmenter.as_deref().unwrap_or("none"),
             with.end_to_end_photos_per_s / off.end_to_end_photos_per_s,
             with.end_to_end_photos_per_s,
@@ -538,6 +584,32 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             with.stages.segment_ms / n,
             with.stages.segmented,
             with.photos
+        );
+    }
+    if let (Some(all), Some(with)) = (
+        &everywhere,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        let against_peer = |r: &RuntimeResult| {
+            peer.as_ref()
+                .map(|p| {
+                    format!(
+                        " ({:.2}x the Immich-style pass)",
+                        r.end_to_end_photos_per_s / p.photos_per_s
+                    )
+                })
+                .unwrap_or_default()
+        };
+        println!(
+            "the subject where it can decide / in every photo no face judges: {:.2} ({:.2} photos/s{}, the segmenter on {} of {} photos, vs {:.2}{}, on {})",
+            with.end_to_end_photos_per_s / all.end_to_end_photos_per_s,
+            with.end_to_end_photos_per_s,
+            against_peer(with),
+            with.stages.segmented,
+            with.photos,
+            all.end_to_end_photos_per_s,
+            against_peer(all),
+            all.stages.segmented
         );
     }
     if let (Some(off), Some(with)) = (

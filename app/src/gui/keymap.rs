@@ -204,7 +204,7 @@ pub const KEYMAP: &[Binding] = &[
         Key::O,
         Action::ToggleSubject,
         "O",
-        "Loupe: show the subject the focus was judged on",
+        "Loupe: show the subject the focus is judged on, looked for if need be",
     ),
     bind(
         Key::K,

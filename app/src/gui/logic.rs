@@ -72,6 +72,7 @@ impl DarkRoom {
         self.gallery.next_frame();
         self.poll_analysis();
         self.poll_index();
+        self.poll_subject_look();
         self.poll_models();
         self.poll_export();
         self.poll_ingest();
@@ -643,17 +644,26 @@ impl DarkRoom {
     }
 
     fn poll_index(&mut self) {
-        let Some(run) = &self.tasks.indexing else {
+        let Some(run) = &mut self.tasks.indexing else {
             return;
         };
         // The answer first: every failure the job reported came before it, so none is left
         // behind in the slot once the job is let go.
         let answer = run.task.answer();
-        let mut failures = Vec::new();
-        run.live
-            .update(|l| failures = std::mem::take(&mut l.failures));
+        let (mut failures, mut first_pass) = (Vec::new(), false);
+        run.live.update(|l| {
+            failures = std::mem::take(&mut l.failures);
+            first_pass = l.first_pass;
+        });
         self.problems.extend(failures);
+        let first_pass_now = first_pass && !std::mem::replace(&mut run.first_pass_read, true);
         let Some(answer) = answer else {
+            if first_pass_now {
+                // Every photo's faces are in: the proposal's first pass, while the subjects
+                // are looked for.
+                self.gallery.forget_faces();
+                self.load_analysis();
+            }
             return;
         };
         self.tasks.indexing = None;
@@ -680,6 +690,67 @@ impl DarkRoom {
                 format!("Indexing failed: {died}")
             }
         });
+    }
+
+    /// The loupe's look for a subject: its answer read, and the next one started while the
+    /// subject overlay is on (O) over a photo the index did not look in (the index looks only
+    /// where the subject can change a decision).
+    fn poll_subject_look(&mut self) {
+        if let Some(answer) = take_answer(&mut self.tasks.subject_look) {
+            self.subject_looks.looking = None;
+            match answer {
+                Ok(super::workers::SubjectAnswer { found: Ok(_), .. }) => {
+                    // The overlay and the verdict come from the row just written.
+                    self.gallery.forget_faces();
+                    self.load_analysis();
+                }
+                Ok(super::workers::SubjectAnswer {
+                    photo,
+                    found: Err(e),
+                }) => {
+                    self.subject_looks.stopped = true;
+                    self.notices
+                        .push(format!("cannot find the subject: {e}: {}", photo.display()));
+                }
+                Err(died) => {
+                    self.subject_looks.stopped = true;
+                    self.notices.push(died);
+                }
+            }
+        }
+        if self.tasks.subject_look.is_some()
+            || self.subject_looks.stopped
+            || !self.show_subject
+            || self.cull.view != darkroom_index::culling::View::Loupe
+        {
+            return;
+        }
+        let Some(a) = self
+            .cull
+            .selected_id()
+            .and_then(|id| self.cull.get(id))
+            .and_then(|p| p.analysis.as_ref())
+        else {
+            return;
+        };
+        if a.judged_by_faces || a.subject_sought || self.subject_looks.asked.contains(&a.path) {
+            return;
+        }
+        let (StatusSource::Live(backend), Some(models_dir)) = (&self.status, &self.env.models_dir)
+        else {
+            return;
+        };
+        let request = super::workers::SubjectRequest {
+            pin: backend.pin(),
+            models_dir: models_dir.clone(),
+            catalog: self.env.catalog_path.clone(),
+            photo: a.path.clone(),
+            inference_threads: self.knobs.threads_in_effect,
+        };
+        self.subject_looks.asked.insert(a.path.clone());
+        self.subject_looks.looking = Some(a.path.clone());
+        self.tasks.subject_look =
+            Some(super::workers::seek_subject(request, self.env.wake.clone()));
     }
 
     fn poll_models(&mut self) {

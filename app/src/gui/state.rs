@@ -73,6 +73,8 @@ pub struct Indexing {
     pub task: Task<Result<darkroom_index::Summary, String>>,
     pub control: Arc<darkroom_index::Control>,
     pub live: Latest<workers::IndexLive>,
+    /// The analysis was read after the job's first pass (every photo's faces).
+    pub first_pass_read: bool,
 }
 
 pub struct DarkRoom {
@@ -106,6 +108,9 @@ pub struct DarkRoom {
     pub show_clipping: bool,
     /// The loupe lays the subject's mask over the photo (O).
     pub show_subject: bool,
+    /// The loupe's looks for a subject the index did not look for: the photos asked about
+    /// (each once), and whether looking stopped on an error until O is pressed again.
+    pub subject_looks: SubjectLooks,
     /// What compare shows: its set, the pinned photo, the unlocked panes.
     pub comparison: super::comparison::Comparison,
     /// The last index job's outcome, one line.
@@ -180,8 +185,21 @@ pub enum Closing {
 }
 
 /// The window's ends of its background work, all polled in `logic`.
+/// What the loupe asked the segmenter about.
+#[derive(Default)]
+pub struct SubjectLooks {
+    /// Photos looked at (or being looked at) on the loupe's request: none is asked twice.
+    pub asked: std::collections::HashSet<PathBuf>,
+    /// A look failed: no more until the person presses O again.
+    pub stopped: bool,
+    /// The photo being looked at now.
+    pub looking: Option<PathBuf>,
+}
+
 pub struct Tasks {
     pub scan: Option<Task<ScanEvent>>,
+    /// The loupe's look for one photo's subject (O), one at a time.
+    pub subject_look: Option<Task<workers::SubjectAnswer>>,
     /// The open folder's sidecars, watched for another tool's edits.
     pub sidecar_watch: Option<workers::SidecarWatch>,
     pub folder_dialog: Option<Task<Option<PathBuf>>>,
@@ -296,11 +314,13 @@ impl DarkRoom {
             comparison: Default::default(),
             show_clipping: false,
             show_subject: false,
+            subject_looks: SubjectLooks::default(),
             index_summary: None,
             decisions_durable: 0,
             ui_state: UiState::default(),
             tasks: Tasks {
                 scan: None,
+                subject_look: None,
                 sidecar_watch: None,
                 folder_dialog: None,
                 indexing: None,
@@ -427,6 +447,7 @@ impl DarkRoom {
         !self.scanning()
             && t.indexing.is_none()
             && t.analysis.is_none()
+            && t.subject_look.is_none()
             && t.deferred_folder.is_none()
             && !self.choosing_folder()
             && !self.windows.models.busy()

@@ -55,6 +55,7 @@ pub fn analysis(
         }),
         judged_by_faces: true,
         subject: None,
+        subject_sought: false,
         eyes_soft: false,
         closed_eyes: Vec::new(),
         soft_eyes: Vec::new(),

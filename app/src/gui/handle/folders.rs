@@ -138,6 +138,7 @@ impl DarkRoom {
             inference_threads: self.knobs.threads_in_effect,
             detector: self.detector.clone(),
             eye_judge: self.cull_settings.eye_judge,
+            scenes: self.cull_settings.scenes,
         };
         let control = Arc::new(darkroom_index::Control::default());
         let live = Latest::default();
@@ -151,6 +152,7 @@ impl DarkRoom {
             ),
             control,
             live,
+            first_pass_read: false,
         });
     }
 

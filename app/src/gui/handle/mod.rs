@@ -170,7 +170,11 @@ impl DarkRoom {
                 self.comparison.start(set);
             }
             Action::ToggleClipping => self.show_clipping = !self.show_clipping,
-            Action::ToggleSubject => self.show_subject = !self.show_subject,
+            Action::ToggleSubject => {
+                self.show_subject = !self.show_subject;
+                // Asking again is the person's say: a look that failed may be tried again.
+                self.subject_looks.stopped = false;
+            }
             Action::PeopleAcross => {
                 let set = self.cull.people_across();
                 self.comparison.start(set);

@@ -8,8 +8,14 @@ pub fn index_row_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>
     if let Some(run) = &app.tasks.indexing {
         let paused = run.control.is_paused();
         let text = run.live.read(|live| match &live.progress {
+            // After every photo's faces, the subjects of the frames that compete.
             Some(p) => format!(
-                "Indexing faces · {} of {} · {:.1} photos/s{}",
+                "{} · {} of {} · {:.1} photos/s{}",
+                if live.first_pass {
+                    "Finding subjects"
+                } else {
+                    "Indexing faces"
+                },
                 p.done,
                 p.to_index,
                 p.photos_per_s,

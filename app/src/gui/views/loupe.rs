@@ -37,7 +37,7 @@ pub fn loupe_ui(ui: &mut egui::Ui, app: &DarkRoom, state: &mut UiState, intents:
     }
     caption_ui(ui, photo);
     facts_ui(ui, &pictures.facts);
-    subject_ui(ui, photo);
+    subject_ui(ui, app, photo);
     context_ui(ui, app, id, photo);
     // A small window keeps its height for the photo.
     if ui.available_height() >= theme::FILMSTRIP_MIN_HEIGHT {
@@ -274,8 +274,22 @@ pub fn eye_focus_ui(ui: &mut egui::Ui, eyes_sharpness: Option<f32>, soft: bool, 
 
 /// The subject's focus, as the index measured it: the figure inside and outside, and "subject
 /// soft" when the focus missed it.
-fn subject_ui(ui: &mut egui::Ui, p: &Photo) {
-    let Some(s) = p.analysis.as_ref().and_then(|a| a.subject.as_ref()) else {
+fn subject_ui(ui: &mut egui::Ui, app: &DarkRoom, p: &Photo) {
+    let Some(a) = p.analysis.as_ref() else {
+        return;
+    };
+    let Some(s) = a.subject.as_ref() else {
+        // The index looks only where the subject can change a decision; O looks here.
+        if !a.judged_by_faces {
+            let words = if app.subject_looks.looking.as_ref() == Some(&a.path) {
+                "looking for the subject…"
+            } else if a.subject_sought {
+                "no subject found"
+            } else {
+                "subject not looked for · O looks"
+            };
+            ui.label(RichText::new(words).size(theme::FACTS_TEXT).weak());
+        }
         return;
     };
     let what = s.class.as_deref().unwrap_or("subject");

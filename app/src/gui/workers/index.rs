@@ -19,6 +19,9 @@ pub struct IndexRequest {
     pub detector: String,
     /// Whose verdict a face's eyes get (Settings' choice).
     pub eye_judge: darkroom_index::eyes::EyeJudge,
+    /// What makes frames one scene (Settings): the second pass looks for the subject of the
+    /// frames that compete in one.
+    pub scenes: darkroom_index::scenes::SceneRules,
 }
 
 /// What a running index job has said so far, overwritten as it goes: the job never waits for
@@ -29,6 +32,9 @@ pub struct IndexLive {
     pub progress: Option<darkroom_index::Progress>,
     /// Photos that could not be indexed, for the window to take.
     pub failures: Vec<String>,
+    /// Every photo's faces are in and the subjects are being looked for: the window reads the
+    /// analysis then, not only at the end (the proposal's first pass).
+    pub first_pass: bool,
 }
 
 /// The index job on a thread of its own: sessions from the pin taken when it was asked for,
@@ -50,6 +56,7 @@ pub fn index_job(
             inference_threads,
             detector,
             eye_judge,
+            scenes,
         } = request;
         let result = (|| -> anyhow::Result<darkroom_index::Summary> {
             let store =
@@ -66,9 +73,10 @@ pub fn index_job(
                 photos,
                 backend: pin.line.clone(),
                 decode_threads,
-                work_side: 1440,
+                work_side: darkroom_index::job::WORK_SIDE,
                 thresholds: darkroom_index::Thresholds {
                     eye_judge,
+                    scenes,
                     ..Default::default()
                 },
             };
@@ -84,7 +92,12 @@ pub fn index_job(
                         darkroom_index::Event::Failed { path, error } => {
                             l.failures.push(format!("{error}: {}", path.display()));
                         }
-                        darkroom_index::Event::Indexed { .. } => {}
+                        darkroom_index::Event::FirstPass { to_look } => {
+                            l.to_index += to_look;
+                            l.first_pass = true;
+                        }
+                        darkroom_index::Event::Indexed { .. }
+                        | darkroom_index::Event::SubjectSought { .. } => {}
                     });
                     out.wake();
                 },

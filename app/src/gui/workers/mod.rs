@@ -16,6 +16,7 @@ mod pictures;
 mod scan;
 mod settings;
 mod sidecar_watch;
+mod subject;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,6 +39,7 @@ pub use pictures::{
 pub use scan::scan;
 pub use settings::{SaveMsg, settings_saver};
 pub use sidecar_watch::{SidecarWatch, watch_sidecars};
+pub use subject::{SubjectAnswer, SubjectRequest, seek_subject};
 
 /// Set on drop: every worker checks it between units of work.
 #[derive(Clone, Default)]

@@ -1,0 +1,186 @@
+//! Where the index's second pass looks for the subject: from the rows the first pass wrote,
+//! only in a frame no face judges that competes with others of its burst or scene, outside a
+//! set, and not already looked in by this segmenter; every frame no face judges when the scope
+//! says so.
+
+use std::path::PathBuf;
+
+use darkroom_catalog::{ExposureRow, FaceRow, IndexStamp, MEASURES, PhotoIndex};
+use darkroom_index::Thresholds;
+use darkroom_index::job::subjects_wanted;
+use darkroom_index::subject::SubjectScope;
+
+const SEGMENTER: &str = "u2netp";
+
+/// A frame shot at `at` seconds with the look `hash`, the segmenter that looked in it (if
+/// any), and a face whose eyes judge it (or none).
+fn frame(
+    name: &str,
+    at: f64,
+    hash: u64,
+    sought_by: Option<&str>,
+    face: bool,
+) -> (PathBuf, PhotoIndex) {
+    (
+        PathBuf::from(format!("/shoot/{name}.JPG")),
+        PhotoIndex {
+            stamp: IndexStamp {
+                size: 1,
+                mtime_ns: 0,
+                detector: "scrfd_2.5g".into(),
+                embedder: None,
+                eyes: None,
+                segmenter: sought_by.map(str::to_owned),
+                scene: None,
+                mesh: None,
+                measures: MEASURES,
+            },
+            backend: "test".into(),
+            width: 2000,
+            height: 1500,
+            sharpness: 120.0,
+            phash: hash,
+            captured_at: Some(at),
+            body: None,
+            clock_offset_s: 0.0,
+            faces: if face {
+                vec![FaceRow {
+                    id: 0,
+                    bbox: [800.0, 400.0, 1200.0, 900.0],
+                    score: 0.9,
+                    landmarks: [[1000.0, 600.0]; 5],
+                    embedding: None,
+                    sharpness: 120.0,
+                    eyes_closed: Some(false),
+                    person: None,
+                    eyes_sharpness: Some(300.0),
+                    expression: None,
+                    key: false,
+                }]
+            } else {
+                Vec::new()
+            },
+            subject: None,
+            look: None,
+            exposure: ExposureRow::default(),
+            scene_classes: Vec::new(),
+        },
+    )
+}
+
+/// A bracket's frame: the camera marked it, a stop apart from the next.
+fn bracketed(name: &str, at: f64, bias: f64) -> (PathBuf, PhotoIndex) {
+    let (path, mut index) = frame(name, at, 0x3C3C_3C3C_3C3C_3C3C, None, false);
+    index.exposure = ExposureRow {
+        bias: Some(bias),
+        ev: Some(12.0 + bias),
+        auto_bracket: true,
+    };
+    (path, index)
+}
+
+/// A shoot with every case, hours apart so nothing groups across them.
+fn shoot() -> Vec<(PathBuf, PhotoIndex)> {
+    let burst = 0x0F0F_0F0F_0F0F_0F0F;
+    vec![
+        // A burst of a bird: two frames without a face and one whose face judges it.
+        frame("bird_1", 1000.0, burst, None, false),
+        frame("bird_2", 1000.2, burst, None, false),
+        frame("bird_3_portrait", 1000.4, burst, None, true),
+        // A landscape alone.
+        frame("alone", 5000.0, 0x1234_5678_9ABC_DEF0, None, false),
+        // A bracket: its frames are judged as a set.
+        bracketed("bracket_1", 9000.0, -1.0),
+        bracketed("bracket_2", 9000.3, 0.0),
+        bracketed("bracket_3", 9000.6, 1.0),
+        // A burst whose first frame this segmenter looked in already, and whose second an
+        // older segmenter did.
+        frame(
+            "car_1",
+            13000.0,
+            0x00FF_00FF_00FF_00FF,
+            Some(SEGMENTER),
+            false,
+        ),
+        frame(
+            "car_2",
+            13000.2,
+            0x00FF_00FF_00FF_00FF,
+            Some("u2netp_old"),
+            false,
+        ),
+    ]
+}
+
+fn names(paths: &[PathBuf]) -> Vec<String> {
+    paths
+        .iter()
+        .filter_map(|p| p.file_stem()?.to_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn the_subject_is_looked_for_only_where_it_can_change_a_decision() {
+    let rows = shoot();
+    let analysed = darkroom_index::analyse(&rows, &Thresholds::default());
+    let place = |name: &str| {
+        let a = analysed
+            .iter()
+            .find(|a| a.path.file_stem().and_then(|s| s.to_str()) == Some(name))
+            .expect("the frame");
+        (
+            a.burst.as_ref().map(|b| b.size),
+            a.scene.as_ref().map(|s| s.size),
+            a.set.is_some(),
+        )
+    };
+    // The shoot is what it says: the cases below are the rule's, not the grouping's.
+    assert_eq!(place("bird_1"), (Some(3), Some(3), false));
+    assert_eq!(place("alone"), (None, Some(1), false));
+    assert!(place("bracket_2").2, "the bracket is a set: {analysed:?}");
+    assert_eq!(place("car_2").0, Some(2));
+
+    assert_eq!(
+        names(&subjects_wanted(&rows, &Thresholds::default(), SEGMENTER)),
+        ["bird_1", "bird_2", "car_2"],
+        "the burst's frames without a judging face, and the one another segmenter looked in"
+    );
+}
+
+#[test]
+fn every_frame_no_face_judges_when_the_scope_is_everywhere() {
+    let thresholds = Thresholds {
+        subjects: SubjectScope::Everywhere,
+        ..Thresholds::default()
+    };
+    assert_eq!(
+        names(&subjects_wanted(&shoot(), &thresholds, SEGMENTER)),
+        [
+            "bird_1",
+            "bird_2",
+            "alone",
+            "bracket_1",
+            "bracket_2",
+            "bracket_3",
+            "car_2"
+        ]
+    );
+}
+
+#[test]
+fn a_frame_alone_is_looked_in_once_another_joins_its_scene() {
+    // The landscape gets a second frame a few seconds later: now they compete.
+    let mut rows = shoot();
+    rows.push(frame(
+        "alone_again",
+        5003.0,
+        0x1234_5678_9ABC_DEF1,
+        None,
+        false,
+    ));
+    let wanted = names(&subjects_wanted(&rows, &Thresholds::default(), SEGMENTER));
+    assert!(
+        wanted.contains(&"alone".to_owned()) && wanted.contains(&"alone_again".to_owned()),
+        "{wanted:?}"
+    );
+}
