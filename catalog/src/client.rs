@@ -825,32 +825,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let photos = shoot(dir.path(), 1);
         let mut c = catalog(dir.path());
-        let index = crate::PhotoIndex {
-            stamp: crate::IndexStamp {
-                size: 4,
-                mtime_ns: 0,
-                detector: "scrfd_2.5g".into(),
-                embedder: None,
-                eyes: None,
-                segmenter: None,
-                scene: None,
-                mesh: None,
-                measures: crate::MEASURES,
-            },
-            backend: "tract".into(),
-            width: 10,
-            height: 10,
-            sharpness: 1.0,
-            phash: 0,
-            captured_at: None,
-            body: None,
-            clock_offset_s: 0.0,
-            faces: Vec::new(),
-            subject: None,
-            look: None,
-            exposure: Default::default(),
-            scene_classes: Vec::new(),
-        };
+        let index = crate::faces::test_row(4, 0);
         c.store_index(&photos[0], &index, &[]).expect("index");
         assert_eq!(c.import(&photos[0]).expect("import").decision, theirs());
         assert_eq!(c.decision(&photos[0]).expect("row"), Some(theirs()));

@@ -143,34 +143,13 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{IndexStamp, MEASURES, PhotoIndex, SidecarNaming};
+    use crate::{PhotoIndex, SidecarNaming};
 
     fn row(body: &str, at: f64) -> PhotoIndex {
         PhotoIndex {
-            stamp: IndexStamp {
-                size: 1,
-                mtime_ns: 0,
-                detector: "d".into(),
-                embedder: None,
-                eyes: None,
-                segmenter: None,
-                scene: None,
-                mesh: None,
-                measures: MEASURES,
-            },
-            backend: "tract".into(),
-            width: 1,
-            height: 1,
-            sharpness: 1.0,
-            phash: 0,
             captured_at: Some(at),
             body: Some(body.into()),
-            clock_offset_s: 0.0,
-            faces: Vec::new(),
-            subject: None,
-            look: None,
-            exposure: Default::default(),
-            scene_classes: Vec::new(),
+            ..crate::faces::test_row(1, 0)
         }
     }
 

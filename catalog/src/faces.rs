@@ -578,7 +578,12 @@ impl Catalog {
             source,
             path: path.clone(),
         };
-        let tx = self.conn.transaction().map_err(db)?;
+        // Immediate: a deferred transaction that reads first could be refused its write at
+        // once by another writer (the window's catalog thread, a look from the loupe).
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db)?;
         let id: Option<i64> = tx
             .query_row(
                 "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id
@@ -820,39 +825,42 @@ impl Catalog {
     }
 }
 
+/// An index row of a file of `size` bytes modified at `mtime_ns`, no faces or measures: what the
+/// catalog's tests store.
+#[cfg(test)]
+pub(crate) fn test_row(size: u64, mtime_ns: i64) -> PhotoIndex {
+    PhotoIndex {
+        stamp: IndexStamp {
+            size,
+            mtime_ns,
+            detector: "d".into(),
+            embedder: None,
+            eyes: None,
+            segmenter: None,
+            scene: None,
+            mesh: None,
+            measures: MEASURES,
+        },
+        backend: "tract".into(),
+        width: 8,
+        height: 8,
+        sharpness: 1.0,
+        phash: 0,
+        captured_at: None,
+        body: None,
+        clock_offset_s: 0.0,
+        faces: Vec::new(),
+        subject: None,
+        look: None,
+        exposure: ExposureRow::default(),
+        scene_classes: Vec::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::SidecarNaming;
-
-    fn indexed(size: u64, mtime_ns: i64) -> PhotoIndex {
-        PhotoIndex {
-            stamp: IndexStamp {
-                size,
-                mtime_ns,
-                detector: "d".into(),
-                embedder: None,
-                eyes: None,
-                segmenter: None,
-                scene: None,
-                mesh: None,
-                measures: MEASURES,
-            },
-            backend: "tract".into(),
-            width: 8,
-            height: 8,
-            sharpness: 1.0,
-            phash: 0,
-            captured_at: None,
-            body: None,
-            clock_offset_s: 0.0,
-            faces: Vec::new(),
-            subject: None,
-            look: None,
-            exposure: ExposureRow::default(),
-            scene_classes: Vec::new(),
-        }
-    }
 
     fn subject(sharpness: f32) -> SubjectRow {
         SubjectRow {
@@ -876,8 +884,8 @@ mod tests {
         let mut c =
             Catalog::open(&dir.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
         let (a, b) = (dir.path().join("a.jpg"), dir.path().join("b.jpg"));
-        c.store_index(&a, &indexed(100, 7), &[]).expect("store");
-        c.store_index(&b, &indexed(200, 7), &[]).expect("store");
+        c.store_index(&a, &test_row(100, 7), &[]).expect("store");
+        c.store_index(&b, &test_row(200, 7), &[]).expect("store");
         let read = |c: &Catalog, p: &Path| c.photo_index(p).expect("read").expect("indexed");
         assert!(read(&c, &a).stamp.segmenter.is_none(), "not looked in yet");
 

@@ -288,7 +288,8 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                     background: s.background,
                     soft: subject_soft(s.sharpness, s.background, thresholds),
                 }),
-                subject_sought: i.stamp.segmenter.is_some(),
+                // An older build recorded its segmenter on a portrait's row too.
+                subject_sought: i.stamp.segmenter.is_some() && !subject::judged_by_faces(&i.faces),
                 eyes_soft: i
                     .faces
                     .iter()

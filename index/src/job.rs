@@ -570,13 +570,19 @@ pub fn run(
     summary.stages.waited_ms += first.waited_ms;
     summary.stages.decode_threads = first.decode_threads;
     summary.cancelled = first.cancelled;
+    // Cancelled between the passes: the subjects wait for the next job.
+    summary.cancelled |= control.is_cancelled();
 
     // The second pass: the subject where its verdict can change a decision, judged on the
     // rows the first pass wrote (the proposal's first pass is made from them meanwhile).
     if let (false, Some(segmenter)) = (summary.cancelled, segmenter_id.as_deref()) {
         let indexed = catalog.indexed_of(&config.photos)?;
+        // A photo the first pass could not index keeps an old row, if any: not looked in.
+        let failed: std::collections::HashSet<&Path> =
+            summary.failed.iter().map(|(p, _)| p.as_path()).collect();
         let wanted: Vec<(PathBuf, Pass)> = subjects_wanted(&indexed, &config.thresholds, segmenter)
             .into_iter()
+            .filter(|p| !failed.contains(p.as_path()))
             .map(|p| (p, Pass::Subject))
             .collect();
         if !wanted.is_empty() {
@@ -589,8 +595,12 @@ pub fn run(
                     Err((path, error)) => summary.fail(path, error, on_event),
                     Ok(d) => {
                         summary.stages.decode_ms += d.decode_ms;
-                        match seek_subject(&d, &mut models.segmenters, catalog, &mut summary.stages)
-                        {
+                        match seek_subject(
+                            &d,
+                            &mut models.segmenters,
+                            catalog,
+                            &mut summary.stages,
+                        )? {
                             Ok(found) => {
                                 summary.sought += 1;
                                 on_event(Event::SubjectSought {
@@ -626,9 +636,11 @@ impl Summary {
 }
 
 /// Whether a row's subject stands for a job whose segmenter is `segmenter`: none was looked for
-/// yet (the second pass decides), or this segmenter looked. Another's is measured again.
+/// yet (the second pass decides), this segmenter looked, or the job has none to look again
+/// with (what one found, the loupe's looks among them, is kept rather than lost). Another
+/// segmenter's is measured again.
 fn subject_stands(had: &IndexStamp, segmenter: Option<&str>) -> bool {
-    had.segmenter.is_none() || had.segmenter.as_deref() == segmenter
+    had.segmenter.is_none() || segmenter.is_none() || had.segmenter.as_deref() == segmenter
 }
 
 /// The photos of `indexed` whose subject the second pass looks for: no face judges them,
@@ -720,6 +732,7 @@ fn pipeline(
         }
         let mut meter = WaitMeter::default();
         let mut first = true;
+        let mut handled = 0usize;
         loop {
             let (asked, pauses) = (Instant::now(), control.pauses());
             let Ok(item) = rx.recv() else { break };
@@ -734,12 +747,15 @@ fn pipeline(
                 ran.waited_ms += wait;
             }
             on_photo(item)?;
+            handled += 1;
             // A pause while this photo was worked on makes its times the person's too.
             let paused_meanwhile = paused_meanwhile || control.pauses() != pauses;
             if meter.photo(wait, ms(working), paused_meanwhile) {
                 gate.add();
             }
         }
+        // A cancel the decoders saw first ends the queue early: photos were left undone.
+        ran.cancelled |= control.is_cancelled() && handled < todo.len();
         // Decoders blocked on a full queue must see it gone before the scope can end.
         drop(rx);
         if ran.cancelled {
@@ -752,26 +768,29 @@ fn pipeline(
 }
 
 /// Look for the subject of a photo the first pass indexed and record it with the segmenter
-/// that looked, if the file is still the one indexed. Whether a subject was found.
+/// that looked, if the file is still the one indexed: whether a subject was found, or why this
+/// photo has none (the catalog's own failure is the job's).
 fn seek_subject(
     d: &Decoded,
     segmenters: &mut Segmenters,
     catalog: &mut Catalog,
     stages: &mut StageTimes,
-) -> Result<bool, String> {
+) -> Result<Result<bool, String>, IndexError> {
     let Some(segmenter) = segmenters.id() else {
-        return Err("no segmenter is installed".into());
+        return Ok(Err("no segmenter is installed".into()));
     };
-    let subject = find_subject(d, segmenters, stages)?;
+    let subject = match find_subject(d, segmenters, stages) {
+        Ok(subject) => subject,
+        Err(e) => return Ok(Err(e)),
+    };
     let t = Instant::now();
-    let recorded = catalog
-        .store_subject(&d.path, d.stamp, subject.as_ref(), &segmenter)
-        .map_err(|e| e.to_string())?;
+    let recorded = catalog.store_subject(&d.path, d.stamp, subject.as_ref(), &segmenter)?;
     stages.store_ms += ms(t);
-    if !recorded {
-        return Err("it changed since it was indexed (or is not indexed): index it again".into());
-    }
-    Ok(subject.is_some())
+    Ok(if recorded {
+        Ok(subject.is_some())
+    } else {
+        Err("it changed since it was indexed (or is not indexed): index it again".into())
+    })
 }
 
 /// Look for one indexed photo's subject now, as the loupe asks for it: decoded at
@@ -784,7 +803,7 @@ pub fn seek_subject_of(
     catalog: &mut Catalog,
 ) -> Result<bool, String> {
     let d = decode(path, Pass::Subject, work_side)?;
-    seek_subject(&d, segmenters, catalog, &mut StageTimes::default())
+    seek_subject(&d, segmenters, catalog, &mut StageTimes::default()).map_err(|e| e.to_string())?
 }
 
 /// The subject of one decoded photo and its focus, if a segmenter runs and finds one.

@@ -637,3 +637,57 @@ fn the_subject_is_looked_for_only_where_it_can_decide() {
         "{again}"
     );
 }
+
+/// Subjects found before stand: a catalog the build before the second pass left (its segmenter
+/// recorded on every row, measures 6) is neither indexed, measured nor looked in again under
+/// the default scope, the cup alone keeping the subject found then; measured again for an
+/// older measures version, the found subjects are kept, the segmenter not run.
+#[test]
+fn subjects_found_before_stand_through_an_upgrade_and_a_measure() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    copy_photos(&folder, &["rocket.jpg", "coffee.png", "astronaut.png"]);
+    let first = index_with(dir.path(), &folder, EVERYWHERE);
+    assert_eq!(first["sought"], 2, "{first}");
+    let has_subject = |report: &serde_json::Value, name: &str| {
+        result_of(report, name)["subject"]["sharpness"].is_number()
+    };
+    let db = dir.path().join("catalog.sqlite");
+    // As the build before the second pass left it: its segmenter on every row.
+    rusqlite::Connection::open(&db)
+        .expect("open")
+        .execute_batch("UPDATE indexed SET segmenter = 'u2netp';")
+        .expect("the old build's rows");
+    let again = index(dir.path(), &folder);
+    assert_eq!(
+        (
+            &again["skipped"],
+            &again["sought"],
+            &again["stages"]["segmented"]
+        ),
+        (&3.into(), &0.into(), &0.into()),
+        "{again}"
+    );
+    assert!(has_subject(&again, "rocket.jpg") && has_subject(&again, "coffee.png"));
+    assert_eq!(result_of(&again, "astronaut.png")["subject_sought"], false);
+
+    // An older measures version: measured again, never looked in again, the subjects kept.
+    rusqlite::Connection::open(&db)
+        .expect("open")
+        .execute_batch("UPDATE indexed SET measures = 5;")
+        .expect("measures 5");
+    let third = index(dir.path(), &folder);
+    assert_eq!(
+        (
+            &third["remeasured"],
+            &third["sought"],
+            &third["stages"]["segmented"]
+        ),
+        (&3.into(), &0.into(), &0.into()),
+        "{third}"
+    );
+    assert!(
+        has_subject(&third, "rocket.jpg") && has_subject(&third, "coffee.png"),
+        "{third}"
+    );
+}

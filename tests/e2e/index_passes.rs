@@ -1,7 +1,8 @@
 //! The index job's two passes on the real models: every photo's faces, focus and looks first,
 //! then the subject where it can change a decision. When the job says its first pass is done,
 //! every photo has its row (the proposal can be made from them) and no subject has been looked
-//! for; then the frames of the faceless burst get theirs, and the cup alone does not.
+//! for; a job cancelled there leaves the subjects to the next, which looks in the frames of the
+//! faceless burst, and not in the cup alone.
 
 use std::collections::BTreeMap;
 
@@ -54,37 +55,52 @@ fn the_first_pass_is_whole_before_any_subject_is_looked_for() {
         work_side: job::WORK_SIDE,
         thresholds: Thresholds::default(),
     };
+    // Cancelled as the first pass ends: every photo's faces are in, no subject is.
+    let control = Control::default();
     let mut heard = Vec::new();
     let mut at_first_pass: Option<Vec<(std::path::PathBuf, PhotoIndex)>> = None;
+    let summary = job::run(&config, &mut models, &mut catalog, &control, &mut |e| {
+        if let Event::FirstPass { .. } = &e {
+            // Read with a connection of its own, as the window's analysis reads them.
+            let reader = Catalog::open(&db, SidecarNaming::default()).expect("reader");
+            at_first_pass = Some(reader.indexed_of(&photos).expect("rows"));
+            control.cancel();
+        }
+        hear(&mut heard, e);
+    })
+    .expect("job");
+    assert_eq!(
+        (summary.indexed, summary.sought, summary.cancelled),
+        (4, 0, true),
+        "{heard:?}"
+    );
+    assert_eq!(
+        heard
+            .iter()
+            .position(|h| h.starts_with("first pass"))
+            .expect("the first pass is said"),
+        4,
+        "after every photo's faces: {heard:?}"
+    );
+    assert_eq!(heard[4..], ["first pass, 2 to look in"], "{heard:?}");
+
+    // Run again: nothing to index, the first pass said at once, then the two subjects.
+    let mut heard = Vec::new();
     let summary = job::run(
         &config,
         &mut models,
         &mut catalog,
         &Control::default(),
-        &mut |e| match e {
-            Event::Indexed { path, .. } => heard.push(format!("indexed {}", name(&path))),
-            Event::FirstPass { to_look } => {
-                heard.push(format!("first pass, {to_look} to look in"));
-                // Read with a connection of its own, as the window's analysis reads them.
-                let reader = Catalog::open(&db, SidecarNaming::default()).expect("reader");
-                at_first_pass = Some(reader.indexed_of(&photos).expect("rows"));
-            }
-            Event::SubjectSought { path, found } => {
-                heard.push(format!("sought {} (found: {found})", name(&path)));
-            }
-            Event::Failed { path, error } => panic!("{error}: {}", path.display()),
-            Event::Started { .. } | Event::Progress(_) => {}
-        },
+        &mut |e| hear(&mut heard, e),
     )
     .expect("job");
-    assert_eq!((summary.indexed, summary.sought), (4, 2), "{heard:?}");
-    let first_pass = heard
-        .iter()
-        .position(|h| h.starts_with("first pass"))
-        .expect("the first pass is said");
-    assert_eq!(first_pass, 4, "after every photo's faces: {heard:?}");
-    assert_eq!(heard[first_pass], "first pass, 2 to look in");
-    let mut sought = heard[first_pass + 1..].to_vec();
+    assert_eq!(
+        (summary.skipped, summary.sought, summary.cancelled),
+        (4, 2, false),
+        "{heard:?}"
+    );
+    assert_eq!(heard[0], "first pass, 2 to look in", "{heard:?}");
+    let mut sought = heard[1..].to_vec();
     sought.sort();
     assert_eq!(
         sought,
@@ -124,6 +140,19 @@ fn the_first_pass_is_whole_before_any_subject_is_looked_for() {
             p.display()
         );
         assert_eq!(i.subject.is_some(), rocket, "{}", p.display());
+    }
+}
+
+/// What a job said, in words; a failure fails the test.
+fn hear(heard: &mut Vec<String>, e: Event) {
+    match e {
+        Event::Indexed { path, .. } => heard.push(format!("indexed {}", name(&path))),
+        Event::FirstPass { to_look } => heard.push(format!("first pass, {to_look} to look in")),
+        Event::SubjectSought { path, found } => {
+            heard.push(format!("sought {} (found: {found})", name(&path)));
+        }
+        Event::Failed { path, error } => panic!("{error}: {}", path.display()),
+        Event::Started { .. } | Event::Progress(_) => {}
     }
 }
 

@@ -451,55 +451,53 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             )?);
         }
     }
-    // The segmenter's cost: the first ONNX Runtime configuration again without it.
-    let without = match (
+    // The first ONNX Runtime configuration again with one thing changed, where it ran at all
+    // and the pass is not skipped: what that thing costs or saves, side by side.
+    let first_ort = results.iter().find(|r| !r.runtime.contains("tract"));
+    let again = |skip: bool,
+                 ran: fn(&RuntimeResult) -> bool,
+                 segmenter: bool,
+                 mesh: bool,
+                 subjects: SubjectScope|
+     -> anyhow::Result<Option<RuntimeResult>> {
+        match first_ort {
+            Some(with) if !skip && ran(with) => Ok(Some(spawn(
+                &dir,
+                false,
+                first(&a.detector),
+                first(&a.embedder),
+                segmenter,
+                mesh,
+                subjects,
+            )?)),
+            _ => Ok(None),
+        }
+    };
+    let has_segmenter = |r: &RuntimeResult| r.segmenter.is_some();
+    // The segmenter's cost.
+    let without = again(
         a.no_segmenter_pass,
-        results.iter().find(|r| !r.runtime.contains("tract")),
-    ) {
-        (false, Some(with)) if with.segmenter.is_some() => Some(spawn(
-            &dir,
-            false,
-            first(&a.detector),
-            first(&a.embedder),
-            false,
-            true,
-            SubjectScope::Deciding,
-        )?),
-        _ => None,
-    };
-    // The face mesh's cost: the first ONNX Runtime configuration again without it.
-    let without_mesh = match (
+        has_segmenter,
+        false,
+        true,
+        SubjectScope::Deciding,
+    )?;
+    // The face mesh's cost.
+    let without_mesh = again(
         a.no_mesh_pass,
-        results.iter().find(|r| !r.runtime.contains("tract")),
-    ) {
-        (false, Some(with)) if with.mesh.is_some() => Some(spawn(
-            &dir,
-            false,
-            first(&a.detector),
-            first(&a.embedder),
-            true,
-            false,
-            SubjectScope::Deciding,
-        )?),
-        _ => None,
-    };
-    // The deferral's gain: the first ONNX Runtime configuration again, looking for the subject
-    // in every photo no face judges.
-    let everywhere = match (
+        |r| r.mesh.is_some(),
+        true,
+        false,
+        SubjectScope::Deciding,
+    )?;
+    // The deferral's gain: looking for the subject in every photo no face judges.
+    let everywhere = again(
         a.no_everywhere_pass,
-        results.iter().find(|r| !r.runtime.contains("tract")),
-    ) {
-        (false, Some(with)) if with.segmenter.is_some() => Some(spawn(
-            &dir,
-            false,
-            first(&a.detector),
-            first(&a.embedder),
-            true,
-            true,
-            SubjectScope::Everywhere,
-        )?),
-        _ => None,
-    };
+        has_segmenter,
+        true,
+        true,
+        SubjectScope::Everywhere,
+    )?;
     let peer = match &a.peer_python {
         Some(py) => {
             let embedder = a

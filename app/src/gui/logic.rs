@@ -667,6 +667,12 @@ impl DarkRoom {
             return;
         };
         self.tasks.indexing = None;
+        // Rows written again may have dropped a subject the loupe looked for: O may ask again
+        // (but not for the photo a look is on now).
+        self.subject_looks.asked.clear();
+        self.subject_looks
+            .asked
+            .extend(self.subject_looks.looking.iter().cloned());
         // The close-ups and the marks are made again from the new rows.
         self.gallery.forget_faces();
         self.load_analysis();
@@ -708,6 +714,8 @@ impl DarkRoom {
                     photo,
                     found: Err(e),
                 }) => {
+                    // Not looked in: O asks again (after whatever the notice says is fixed).
+                    self.subject_looks.asked.remove(&photo);
                     self.subject_looks.stopped = true;
                     self.notices
                         .push(format!("cannot find the subject: {e}: {}", photo.display()));
@@ -718,7 +726,9 @@ impl DarkRoom {
                 }
             }
         }
+        // A running index job may write the row again under a look: the look waits for it.
         if self.tasks.subject_look.is_some()
+            || self.tasks.indexing.is_some()
             || self.subject_looks.stopped
             || !self.show_subject
             || self.cull.view != darkroom_index::culling::View::Loupe

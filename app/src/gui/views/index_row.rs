@@ -7,24 +7,26 @@ use crate::gui::state::{DarkRoom, StatusSource};
 pub fn index_row_ui(ui: &mut egui::Ui, app: &DarkRoom, intents: &mut Vec<Intent>) {
     if let Some(run) = &app.tasks.indexing {
         let paused = run.control.is_paused();
-        let text = run.live.read(|live| match &live.progress {
+        let text = run.live.read(|live| {
             // After every photo's faces, the subjects of the frames that compete.
-            Some(p) => format!(
-                "{} · {} of {} · {:.1} photos/s{}",
-                if live.first_pass {
-                    "Finding subjects"
-                } else {
-                    "Indexing faces"
-                },
-                p.done,
-                p.to_index,
-                p.photos_per_s,
-                p.eta_s
-                    .map(|s| format!(" · {} left", eta(s)))
-                    .unwrap_or_default()
-            ),
-            None if live.to_index > 0 => format!("Indexing faces · 0 of {}", live.to_index),
-            None => "Indexing faces…".to_owned(),
+            let doing = if live.first_pass {
+                "Finding subjects"
+            } else {
+                "Indexing faces"
+            };
+            match &live.progress {
+                Some(p) => format!(
+                    "{doing} · {} of {} · {:.1} photos/s{}",
+                    p.done,
+                    p.to_index,
+                    p.photos_per_s,
+                    p.eta_s
+                        .map(|s| format!(" · {} left", eta(s)))
+                        .unwrap_or_default()
+                ),
+                None if live.to_index > 0 => format!("{doing} · 0 of {}", live.to_index),
+                None => format!("{doing}…"),
+            }
         });
         if !paused {
             ui.spinner();

@@ -59,14 +59,7 @@ pub fn index_job(
             scenes,
         } = request;
         let result = (|| -> anyhow::Result<darkroom_index::Summary> {
-            let store =
-                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?)
-                    .with_bundled(darkroom_engine::paths::bundled_models_dirs());
-            let sessions = darkroom_engine::Sessions::new(
-                crate::services::install_runtime(),
-                store,
-                inference_threads,
-            )?;
+            let sessions = job_sessions(models_dir, inference_threads)?;
             let mut models = darkroom_index::open_models(&sessions, &pin, Some(detector), None)?;
             let mut catalog = Catalog::open(&catalog, SidecarNaming::default())?;
             let config = darkroom_index::JobConfig {
@@ -106,4 +99,19 @@ pub fn index_job(
         })();
         out.send(result.map_err(|e| format!("{e:#}")));
     })
+}
+
+/// Sessions for a job from the window: the models dir and the packages' bundled models, on the
+/// process's runtime.
+pub(super) fn job_sessions(
+    models_dir: PathBuf,
+    inference_threads: usize,
+) -> anyhow::Result<darkroom_engine::Sessions> {
+    let store = darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?)
+        .with_bundled(darkroom_engine::paths::bundled_models_dirs());
+    Ok(darkroom_engine::Sessions::new(
+        crate::services::install_runtime(),
+        store,
+        inference_threads,
+    )?)
 }

@@ -33,14 +33,7 @@ pub fn seek_subject(request: SubjectRequest, wake: Waker) -> Task<SubjectAnswer>
             inference_threads,
         } = request;
         let found = (|| -> anyhow::Result<bool> {
-            let store =
-                darkroom_engine::ModelStore::new(models_dir, darkroom_engine::CardSet::builtin()?)
-                    .with_bundled(darkroom_engine::paths::bundled_models_dirs());
-            let sessions = darkroom_engine::Sessions::new(
-                crate::services::install_runtime(),
-                store,
-                inference_threads,
-            )?;
+            let sessions = super::index::job_sessions(models_dir, inference_threads)?;
             let mut segmenters = darkroom_index::models::open_segmenters(&sessions, &pin)?;
             if segmenters.id().is_none() {
                 anyhow::bail!("no subject segmenter is installed (the Models window has U²-Netp)");
