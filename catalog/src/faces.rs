@@ -509,7 +509,11 @@ impl Catalog {
             source,
             path: path.clone(),
         };
-        let tx = self.conn.transaction().map_err(db)?;
+        // Immediate: it reads the row before it writes (see `store_subject`).
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(db)?;
         let id: Option<i64> = tx
             .query_row(
                 "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id WHERE p.path = ?1",

@@ -570,8 +570,6 @@ pub fn run(
     summary.stages.waited_ms += first.waited_ms;
     summary.stages.decode_threads = first.decode_threads;
     summary.cancelled = first.cancelled;
-    // Cancelled between the passes: the subjects wait for the next job.
-    summary.cancelled |= control.is_cancelled();
 
     // The second pass: the subject where its verdict can change a decision, judged on the
     // rows the first pass wrote (the proposal's first pass is made from them meanwhile).
@@ -585,7 +583,10 @@ pub fn run(
             .filter(|p| !failed.contains(p.as_path()))
             .map(|p| (p, Pass::Subject))
             .collect();
-        if !wanted.is_empty() {
+        if !wanted.is_empty() && control.is_cancelled() {
+            // Cancelled between the passes: the subjects wait for the next job.
+            summary.cancelled = true;
+        } else if !wanted.is_empty() {
             on_event(Event::FirstPass {
                 to_look: wanted.len(),
             });
@@ -720,6 +721,7 @@ fn pipeline(
             }
         }
         drop(tx);
+        let mut handled = 0usize;
         if workers == 0 {
             // No decoder could start: say so for every photo rather than index nothing quietly.
             let error = format!(
@@ -728,11 +730,11 @@ fn pipeline(
             );
             for (path, _) in todo {
                 on_photo(Err((path.clone(), error.clone())))?;
+                handled += 1;
             }
         }
         let mut meter = WaitMeter::default();
         let mut first = true;
-        let mut handled = 0usize;
         loop {
             let (asked, pauses) = (Instant::now(), control.pauses());
             let Ok(item) = rx.recv() else { break };
@@ -746,7 +748,13 @@ fn pipeline(
             if !std::mem::replace(&mut first, false) && !paused_meanwhile {
                 ran.waited_ms += wait;
             }
-            on_photo(item)?;
+            let worked = on_photo(item);
+            if worked.is_err() {
+                // Nothing more is taken: decoders still waiting to be let in must see that,
+                // or the scope would wait for them for ever.
+                next.store(todo.len(), Ordering::Relaxed);
+            }
+            worked?;
             handled += 1;
             // A pause while this photo was worked on makes its times the person's too.
             let paused_meanwhile = paused_meanwhile || control.pauses() != pauses;
@@ -1067,6 +1075,40 @@ fn infer(
 #[cfg(test)]
 mod gate_tests {
     use super::*;
+
+    /// The work on a photo failing (the catalog refused it) ends the pipeline, and with it the
+    /// decoders still waiting to be let in: the job returns rather than waits for ever.
+    #[test]
+    fn a_failure_on_a_photo_ends_the_pipeline_and_every_decoder() {
+        let todo: Vec<(PathBuf, Pass)> = (0..24)
+            .map(|i| (PathBuf::from(format!("/nonexistent/{i}.jpg")), Pass::Index))
+            .collect();
+        let config = JobConfig {
+            photos: Vec::new(),
+            backend: String::new(),
+            decode_threads: 4,
+            work_side: WORK_SIDE,
+            thresholds: Thresholds::default(),
+        };
+        let (done, returned) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut calls = 0;
+            let result = pipeline(&todo, &config, &Control::default(), &mut |_| {
+                calls += 1;
+                Err(IndexError::Catalog(CatalogError::InvalidDecision {
+                    reason: "refused".into(),
+                }))
+            });
+            let _ = done.send((result.is_err(), calls));
+        });
+        // A hang is what this catches: a minute is far past 24 missing files' decodes.
+        assert_eq!(
+            returned
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the pipeline never returned"),
+            (true, 1)
+        );
+    }
 
     /// `photos` photos, each waited for `wait` ms and worked on `work` ms: how many times the
     /// meter let another decoder in.

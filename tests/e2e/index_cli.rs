@@ -641,7 +641,8 @@ fn the_subject_is_looked_for_only_where_it_can_decide() {
 /// Subjects found before stand: a catalog the build before the second pass left (its segmenter
 /// recorded on every row, measures 6) is neither indexed, measured nor looked in again under
 /// the default scope, the cup alone keeping the subject found then; measured again for an
-/// older measures version, the found subjects are kept, the segmenter not run.
+/// older measures version, the found subjects are kept, the segmenter not run; and a job with
+/// no segmenter installed keeps them too.
 #[test]
 fn subjects_found_before_stand_through_an_upgrade_and_a_measure() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -689,5 +690,28 @@ fn subjects_found_before_stand_through_an_upgrade_and_a_measure() {
     assert!(
         has_subject(&third, "rocket.jpg") && has_subject(&third, "coffee.png"),
         "{third}"
+    );
+
+    // Without a segmenter installed, what one found stands: nothing measured again or lost.
+    let without = dir.path().join("models-without-segmenter");
+    std::fs::create_dir_all(&without).expect("mkdir");
+    for entry in std::fs::read_dir(models()).expect("models") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().expect("a name").to_owned();
+        if !name.to_string_lossy().starts_with("u2netp") {
+            std::os::unix::fs::symlink(&path, without.join(name)).expect("link");
+        }
+    }
+    let models_flag = without.to_string_lossy().into_owned();
+    let fourth = index_with(dir.path(), &folder, &["--models", &models_flag]);
+    assert!(fourth["model_ids"]["segmenter"].is_null(), "{fourth}");
+    assert_eq!(
+        (&fourth["skipped"], &fourth["remeasured"]),
+        (&3.into(), &0.into()),
+        "{fourth}"
+    );
+    assert!(
+        has_subject(&fourth, "rocket.jpg") && has_subject(&fourth, "coffee.png"),
+        "{fourth}"
     );
 }

@@ -71,8 +71,9 @@ impl DarkRoom {
         self.gallery.keep_small_within(SMALL_PICTURES_BUDGET);
         self.gallery.next_frame();
         self.poll_analysis();
-        self.poll_index();
+        // A look's answer before the index job's end: the job's end clears what was asked.
         self.poll_subject_look();
+        self.poll_index();
         self.poll_models();
         self.poll_export();
         self.poll_ingest();
@@ -703,7 +704,7 @@ impl DarkRoom {
     /// where the subject can change a decision).
     fn poll_subject_look(&mut self) {
         if let Some(answer) = take_answer(&mut self.tasks.subject_look) {
-            self.subject_looks.looking = None;
+            let asked_for = self.subject_looks.looking.take();
             match answer {
                 Ok(super::workers::SubjectAnswer { found: Ok(_), .. }) => {
                     // The overlay and the verdict come from the row just written.
@@ -721,14 +722,19 @@ impl DarkRoom {
                         .push(format!("cannot find the subject: {e}: {}", photo.display()));
                 }
                 Err(died) => {
+                    if let Some(photo) = asked_for {
+                        self.subject_looks.asked.remove(&photo);
+                    }
                     self.subject_looks.stopped = true;
                     self.notices.push(died);
                 }
             }
         }
         // A running index job may write the row again under a look: the look waits for it.
+        // Nor before the analysis being read says whether the index looked.
         if self.tasks.subject_look.is_some()
             || self.tasks.indexing.is_some()
+            || self.tasks.analysis.is_some()
             || self.subject_looks.stopped
             || !self.show_subject
             || self.cull.view != darkroom_index::culling::View::Loupe

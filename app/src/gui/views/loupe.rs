@@ -285,7 +285,8 @@ fn subject_ui(ui: &mut egui::Ui, app: &DarkRoom, p: &Photo) {
                 "looking for the subject…"
             } else if a.subject_sought {
                 "no subject found"
-            } else if app.show_subject && app.tasks.indexing.is_some() {
+            } else if app.show_subject && !app.subject_looks.stopped && app.tasks.indexing.is_some()
+            {
                 "subject not looked for · looked for once indexing ends"
             } else {
                 "subject not looked for · O looks"
