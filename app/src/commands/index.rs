@@ -1,6 +1,8 @@
 //! `darkroom index FOLDER`: the face index job headless. Scans the folder, pins the backend,
 //! opens the detector, the embedder and an eye-state model where installed, indexes every photo
-//! not already indexed with the same file and models (a progress bar on stderr), then prints a
+//! not already indexed with the same file and models, then looks for the subject where it can
+//! change a decision (`--subjects everywhere`: every photo no face judges; a progress bar on
+//! stderr), then prints a
 //! summary: photos, faces, people, bursts, blurry, eyes closed, backend and model_ids. `--json`
 //! prints the same with every photo's results.
 
