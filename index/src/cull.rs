@@ -10,6 +10,7 @@ use darkroom_catalog::{Catalog, CatalogError, Decision, Flag, PhotoIndex, sideca
 use serde::Serialize;
 
 use crate::PhotoAnalysis;
+use crate::expression;
 use crate::proposal::{self, Candidate, ProposalRules, Proposed, Reason};
 use crate::tags::SceneTag;
 
@@ -157,13 +158,20 @@ pub struct PersonCount {
     pub face: [f32; 4],
     /// A key person (starred): their eyes and expression weigh first.
     pub key: bool,
+    /// Not starred, but in most of these photos with faces: one to suggest starring
+    /// ([`expression::suggests_key`]).
+    pub suggested: bool,
 }
 
 /// The people in these photos (`None`: a photo not indexed), most photos first, then by id.
 pub fn people<'a>(photos: impl IntoIterator<Item = Option<&'a PhotoAnalysis>>) -> Vec<PersonCount> {
     let mut people: BTreeMap<i64, PersonCount> = BTreeMap::new();
+    let mut with_faces = 0;
     for (i, a) in photos.into_iter().enumerate() {
         let Some(a) = a else { continue };
+        if a.faces > 0 {
+            with_faces += 1;
+        }
         let mut seen = Vec::new();
         for (k, (p, face)) in a.people.iter().enumerate() {
             if let Some(p) = *p
@@ -176,6 +184,7 @@ pub fn people<'a>(photos: impl IntoIterator<Item = Option<&'a PhotoAnalysis>>) -
                     first: i,
                     face: *face,
                     key: false,
+                    suggested: false,
                 });
                 count.photos += 1;
                 count.key |= a.doing.key.contains(&k);
@@ -183,6 +192,9 @@ pub fn people<'a>(photos: impl IntoIterator<Item = Option<&'a PhotoAnalysis>>) -
         }
     }
     let mut list: Vec<_> = people.into_values().collect();
+    for p in &mut list {
+        p.suggested = !p.key && expression::suggests_key(p.photos, with_faces);
+    }
     list.sort_by(|a, b| b.photos.cmp(&a.photos).then(a.person.cmp(&b.person)));
     list
 }

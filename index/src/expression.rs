@@ -99,6 +99,12 @@ impl FacesDoing {
 pub const SUGGEST_SHARE: f32 = 0.5;
 pub const SUGGEST_MIN_FRAMES: usize = 3;
 
+/// Whether someone in `frames` of a shoot's `with_faces` frames with faces is one to suggest
+/// as a key person ([`SUGGEST_SHARE`], [`SUGGEST_MIN_FRAMES`]).
+pub fn suggests_key(frames: usize, with_faces: usize) -> bool {
+    frames >= SUGGEST_MIN_FRAMES && frames as f32 >= SUGGEST_SHARE * with_faces as f32
+}
+
 /// The people to suggest as key people in these frames, with the frames each is in, most
 /// first.
 pub fn suggested_key_people(frames: &[&[FaceRow]]) -> Vec<(i64, usize)> {
@@ -114,7 +120,7 @@ pub fn suggested_key_people(frames: &[&[FaceRow]]) -> Vec<(i64, usize)> {
     }
     let mut out: Vec<(i64, usize)> = counts
         .into_iter()
-        .filter(|&(_, n)| n >= SUGGEST_MIN_FRAMES && n as f32 >= SUGGEST_SHARE * with_faces as f32)
+        .filter(|&(_, n)| suggests_key(n, with_faces))
         .collect();
     out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     out

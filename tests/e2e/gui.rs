@@ -652,7 +652,7 @@ fn index_faces_from_the_window() {
     );
     let (grace, count) = (people[0].person, people[0].photos);
     assert_eq!(count, 4);
-    h.get_by_label(&format!("Person {grace} (4)")).click();
+    h.get_by_label(&format!("☆ Person {grace} (4)")).click();
     settle(&mut h);
     assert_eq!(h.state().cull.visible.len(), 4);
     h.snap("people_filter");
@@ -660,7 +660,8 @@ fn index_faces_from_the_window() {
     // Named, in the chip and in the catalog.
     h.state_mut().name_person(grace, "Grace Hopper");
     h.run_steps(2);
-    h.get_by_label("Grace Hopper (4)");
+    // In four of the six photos with faces: suggested as a key person.
+    h.get_by_label("☆ Grace Hopper (4)");
     let catalog = Catalog::open(
         &dir.path().join("catalog.sqlite"),
         SidecarNaming::WithExtension,
@@ -727,7 +728,11 @@ fn index_faces_from_the_window() {
     for person in people {
         let label = format!(
             "{}{} ({})",
-            if person.key { "★ " } else { "" },
+            match (person.key, person.suggested) {
+                (true, _) => "★ ",
+                (false, true) => "☆ ",
+                (false, false) => "",
+            },
             h.state().cull.person_label(person.person),
             person.photos
         );

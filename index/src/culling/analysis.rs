@@ -18,6 +18,8 @@ pub struct PersonRow {
     pub face: (EntryId, [f32; 4]),
     /// A key person (starred).
     pub key: bool,
+    /// In most of the folder's photos with faces, not starred: starring them is suggested.
+    pub suggested: bool,
 }
 
 impl Culling {
@@ -75,6 +77,7 @@ impl Culling {
                 photos: c.photos,
                 face: (self.id(c.first), c.face),
                 key: c.key,
+                suggested: c.suggested,
             })
             .collect()
     }

@@ -338,6 +338,45 @@ fn bursts_stack_under_all_and_open_with_b_people_filter_sort_by_sharpness() {
     assert_eq!(c.person_label(8), "Bo");
 }
 
+/// Someone in most of the photos with faces (and in three at least) is suggested as a key
+/// person until starred; someone in fewer is not, nor a photo without faces counted against.
+#[test]
+fn the_person_in_most_photos_is_suggested_until_starred() {
+    let mut c = folder(8);
+    let gen_ = c.generation();
+    // Person 7 in photos 0, 2, 4, 6; person 8 in 1, 3, 5; photo 7 has no face.
+    let rows = |c: &Culling, starred: bool| {
+        (0..8)
+            .map(|i| {
+                let mut a = analysis(c, i, 50.0, None);
+                if i == 7 {
+                    a.faces = 0;
+                    a.people.clear();
+                } else if starred && i % 2 == 0 {
+                    a.doing.key = vec![0];
+                }
+                a
+            })
+            .collect::<Vec<_>>()
+    };
+    let unstarred = rows(&c, false);
+    assert!(c.set_analysis(gen_, unstarred, HashMap::new()));
+    let suggested = |c: &Culling| {
+        c.people()
+            .iter()
+            .map(|p| (p.person, p.photos, p.key, p.suggested))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        suggested(&c),
+        [(7, 4, false, true), (8, 3, false, false)],
+        "4 of 7 photos with faces is most; 3 of 7 is not"
+    );
+    let starred = rows(&c, true);
+    assert!(c.set_analysis(gen_, starred, HashMap::new()));
+    assert_eq!(suggested(&c), [(7, 4, true, false), (8, 3, false, false)]);
+}
+
 #[test]
 fn shift_and_ctrl_select_and_a_decision_on_five_is_one_undo_step() {
     let mut c = folder(8);

@@ -31,7 +31,12 @@ pub fn people_ui(
                     let (photo, b) = person.face;
                     intents.push(Intent::Show(photo, theme::THUMB_SIDE));
                     let id = person.person;
-                    let star = if person.key { "★ " } else { "" };
+                    // ★ a key person; ☆ one in most of the folder's photos, suggested.
+                    let star = match (person.key, person.suggested) {
+                        (true, _) => "★ ",
+                        (false, true) => "☆ ",
+                        (false, false) => "",
+                    };
                     let label = format!("{star}{} ({})", app.cull.person_label(id), person.photos);
                     let selected = app.cull.filter == Filter::Person(id);
                     ui.vertical(|ui| {
@@ -44,7 +49,13 @@ pub fn people_ui(
                             let side = egui::vec2(theme::PERSON_CHIP, theme::PERSON_CHIP);
                             ui.add(egui::Image::new((tex.id(), side)).uv(uv));
                         }
-                        let chip = ui.selectable_label(selected, label);
+                        let mut chip = ui.selectable_label(selected, label);
+                        if person.suggested {
+                            chip = chip.on_hover_text(
+                                "In most of this folder's photos with faces: a key person? \
+                                 (right-click)",
+                            );
+                        }
                         if chip.clicked() {
                             intents.push(Intent::TogglePerson(id));
                         }
