@@ -282,6 +282,34 @@ fn expression_values(e: Option<&ExpressionRow>) -> [Option<f32>; 7] {
 const EXPRESSION_COLUMNS: &str =
     "eye_open_l, eye_open_r, smile, gaze_yaw, gaze_pitch, head_yaw, head_pitch";
 
+/// A write transaction on `conn` and the photo id of `photo`'s index row (of the file of
+/// `stamp`, size and mtime, where given); None when there is no such row. Immediate: a
+/// deferred transaction that reads first could be refused its write at once by another writer
+/// (the window's catalog thread, a look from the loupe, the index job).
+fn indexed_row<'c>(
+    conn: &'c mut rusqlite::Connection,
+    photo: &Path,
+    stamp: Option<(u64, i64)>,
+) -> rusqlite::Result<(rusqlite::Transaction<'c>, Option<i64>)> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let key = path_key(photo);
+    let id = match stamp {
+        None => tx.query_row(
+            "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id WHERE p.path = ?1",
+            params![key],
+            |r| r.get(0),
+        ),
+        Some((size, mtime_ns)) => tx.query_row(
+            "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id
+             WHERE p.path = ?1 AND i.size = ?2 AND i.mtime_ns = ?3",
+            params![key, size as i64, mtime_ns],
+            |r| r.get(0),
+        ),
+    }
+    .optional()?;
+    Ok((tx, id))
+}
+
 /// Replace the photo's subject for its segmenter (and any other segmenter's: a photo has the
 /// subject its last index found).
 fn put_subject(
@@ -509,19 +537,7 @@ impl Catalog {
             source,
             path: path.clone(),
         };
-        // Immediate: it reads the row before it writes (see `store_subject`).
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db)?;
-        let id: Option<i64> = tx
-            .query_row(
-                "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id WHERE p.path = ?1",
-                params![path_key(photo)],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(db)?;
+        let (tx, id) = indexed_row(&mut self.conn, photo, None).map_err(db)?;
         let Some(id) = id else {
             return Ok(false);
         };
@@ -582,21 +598,7 @@ impl Catalog {
             source,
             path: path.clone(),
         };
-        // Immediate: a deferred transaction that reads first could be refused its write at
-        // once by another writer (the window's catalog thread, a look from the loupe).
-        let tx = self
-            .conn
-            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-            .map_err(db)?;
-        let id: Option<i64> = tx
-            .query_row(
-                "SELECT p.id FROM photos p JOIN indexed i ON i.photo = p.id
-                 WHERE p.path = ?1 AND i.size = ?2 AND i.mtime_ns = ?3",
-                params![path_key(photo), stamp.0 as i64, stamp.1],
-                |r| r.get(0),
-            )
-            .optional()
-            .map_err(db)?;
+        let (tx, id) = indexed_row(&mut self.conn, photo, Some(stamp)).map_err(db)?;
         let Some(id) = id else {
             return Ok(false);
         };
