@@ -158,7 +158,7 @@ pub struct PersonCount {
     pub face: [f32; 4],
     /// A key person (starred): their eyes and expression weigh first.
     pub key: bool,
-    /// Not starred, but in most of these photos with faces: one to suggest starring
+    /// Not starred, but in at least half of these photos with faces: one to suggest starring
     /// ([`expression::suggests_key`]).
     pub suggested: bool,
 }

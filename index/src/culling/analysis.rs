@@ -18,7 +18,8 @@ pub struct PersonRow {
     pub face: (EntryId, [f32; 4]),
     /// A key person (starred).
     pub key: bool,
-    /// In most of the folder's photos with faces, not starred: starring them is suggested.
+    /// In at least half of the folder's photos with faces, not starred: starring them is
+    /// suggested.
     pub suggested: bool,
 }
 

@@ -31,7 +31,8 @@ pub fn people_ui(
                     let (photo, b) = person.face;
                     intents.push(Intent::Show(photo, theme::THUMB_SIDE));
                     let id = person.person;
-                    // ★ a key person; ☆ one in most of the folder's photos, suggested.
+                    // ★ a key person; ☆ one in at least half of the folder's photos with faces,
+                    // suggested.
                     let star = match (person.key, person.suggested) {
                         (true, _) => "★ ",
                         (false, true) => "☆ ",
@@ -52,7 +53,7 @@ pub fn people_ui(
                         let mut chip = ui.selectable_label(selected, label);
                         if person.suggested {
                             chip = chip.on_hover_text(
-                                "In most of this folder's photos with faces: a key person? \
+                                "In at least half of this folder's photos with faces: a key person? \
                                  (right-click)",
                             );
                         }
