@@ -70,6 +70,8 @@ Section "DarkRoom" SecApp
   ; MediaPipe's face mesh and iris models: each face's eyes, smile and gaze.
   File "${STAGE}\models\face_mesh.onnx"
   File "${STAGE}\models\iris_landmark.onnx"
+  ; dlib's face recogniser (public domain): who is who.
+  File "${STAGE}\models\dlib_resnet.onnx"
   SetOutPath "$INSTDIR\licences"
   File "${STAGE}\licences\*.*"
 
@@ -102,6 +104,7 @@ Section "Uninstall"
   Delete "$INSTDIR\models\centerface.onnx"
   Delete "$INSTDIR\models\face_mesh.onnx"
   Delete "$INSTDIR\models\iris_landmark.onnx"
+  Delete "$INSTDIR\models\dlib_resnet.onnx"
   RMDir "$INSTDIR\models"
   RMDir /r "$INSTDIR\licences"
   Delete "$INSTDIR\uninstall.exe"

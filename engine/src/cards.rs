@@ -74,6 +74,9 @@ pub enum Resize {
     /// 5-point similarity alignment to the ArcFace 112x112 template.
     #[serde(rename = "arcface_5point")]
     Arcface5point,
+    /// 5-point similarity alignment to dlib's 150x150 face chip (`face::DLIB_TEMPLATE`).
+    #[serde(rename = "dlib_5point")]
+    Dlib5point,
     /// A square around one eye landmark.
     EyeCrop,
     /// A square about the face's box, 1.5× its longer side, turned upright by its eyes
@@ -133,8 +136,14 @@ pub enum OutputContract {
     /// fractions of the face's size; four outputs in that order (1, 2, 2 and 10 channels).
     #[serde(rename = "centerface")]
     CenterFace { score_threshold: f32, nms_iou: f32 },
-    /// One vector per input, L2-normalised by the engine.
-    Embedding { dim: usize },
+    /// One vector per input, L2-normalised by the engine. `same_person`: the cosine to a
+    /// person's centre at which a face joins them, measured for this embedder on labelled faces
+    /// (absent: the index's own threshold, which was measured for ArcFace-style embedders).
+    Embedding {
+        dim: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        same_person: Option<f32>,
+    },
     /// Logits over `classes`, in this order.
     Classes { classes: Classes },
     /// YOLO segmentation: boxes + class scores + mask coefficients, and prototype masks. Either

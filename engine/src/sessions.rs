@@ -508,7 +508,7 @@ fn check_contract(
                 )));
             }
         }
-        OutputContract::Embedding { dim } => {
+        OutputContract::Embedding { dim, .. } => {
             if outputs.len() != 1 || last_dim(0).is_some_and(|d| d >= 0 && d as usize != *dim) {
                 return Err(mismatch(format!(
                     "outputs {outputs:?}, an embedder has one output of {dim} values"

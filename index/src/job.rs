@@ -394,6 +394,12 @@ pub fn run(
     let started = Instant::now();
     let detector_id = models.detector.model_id();
     let embedder_id = models.embedder.as_ref().map(FaceEmbedder::model_id);
+    // An embedder's card may state its own threshold (its cosines are its own scale).
+    let same_person = models
+        .embedder
+        .as_ref()
+        .and_then(FaceEmbedder::same_person)
+        .unwrap_or(config.thresholds.person_similarity);
     let eyes_id = eye_models(models, &config.thresholds).judge_id();
     let mesh_id = models.mesh.as_ref().map(ExpressionReader::model_id);
     let segmenter_id = models.segmenters.id();
@@ -477,11 +483,7 @@ pub fn run(
                     faces: p.faces,
                 })
                 .collect();
-            Ok(People::new(
-                id.clone(),
-                config.thresholds.person_similarity,
-                known,
-            ))
+            Ok(People::new(id.clone(), same_person, known))
         });
     let mut people = people.transpose()?;
 

@@ -12,7 +12,8 @@ use crate::subject::SubjectScope;
 /// The numbers the job and what is derived from it decide by, as data (Settings edits some).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Thresholds {
-    /// Cosine similarity to a person's centre for a face to join them.
+    /// Cosine similarity to a person's centre for a face to join them, for an embedder whose
+    /// card states none of its own (`same_person`).
     pub person_similarity: f32,
     /// A photo whose sharpness is below this is "blurry".
     pub blurry_below: f32,

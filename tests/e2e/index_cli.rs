@@ -178,6 +178,69 @@ fn a_corrupt_file_is_reported_and_the_job_completes() {
     );
 }
 
+/// A fresh install: a models folder with only what the Arch package installs (read from its
+/// PKGBUILD, so the test follows the package) finds people with no download. Obama in three
+/// photos is one person; Biden, Grace Hopper and the astronaut are each their own.
+#[test]
+fn a_fresh_install_groups_people_with_the_models_it_ships() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shipped = dir.path().join("models");
+    std::fs::create_dir_all(&shipped).expect("mkdir");
+    let pkgbuild = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../packaging/arch/PKGBUILD"),
+    )
+    .expect("PKGBUILD");
+    let files: HashSet<&str> = pkgbuild
+        .split("/usr/share/darkroom/models/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(files.contains("dlib_resnet.onnx"), "{files:?}");
+    for f in &files {
+        std::fs::copy(models().join(f), shipped.join(f)).expect("a shipped model");
+    }
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {
+        std::fs::copy(
+            assets().join("corpus/face_recognition").join(p),
+            folder.join(p),
+        )
+        .expect("copy");
+    }
+    copy_photos(&folder, &["grace_hopper.jpg", "astronaut.png"]);
+    let out = run_ok(
+        darkroom_on(Rt::Ort, dir.path())
+            .env("DARKROOM_MODELS", &shipped)
+            .args(["index", "--json", "--catalog"])
+            .arg(dir.path().join("catalog.sqlite"))
+            .arg(&folder),
+    );
+    let report = json(&out);
+    assert_eq!(report["model_ids"]["embedder"], "dlib_resnet", "{report}");
+    let mut person_of = HashMap::new();
+    for r in report["results"].as_array().expect("results") {
+        let name = Path::new(r["path"].as_str().expect("path"))
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        let faces = r["faces"].as_array().expect("faces");
+        assert_eq!(faces.len(), 1, "{name}: {faces:?}");
+        person_of.insert(name, faces[0]["person"].as_i64().expect("a person"));
+    }
+    let obama = person_of["obama"];
+    assert_eq!(person_of["obama2"], obama, "{person_of:?}");
+    assert_eq!(person_of["obama3"], obama, "{person_of:?}");
+    let others: HashSet<i64> = ["biden", "grace_hopper", "astronaut"]
+        .iter()
+        .map(|n| person_of[*n])
+        .collect();
+    assert_eq!(others.len(), 3, "each their own: {person_of:?}");
+    assert!(!others.contains(&obama), "{person_of:?}");
+    assert_eq!(report["people"], 4, "{report}");
+}
+
 #[test]
 fn people_group_the_same_face_and_only_it() {
     let dir = tempfile::tempdir().expect("tempdir");

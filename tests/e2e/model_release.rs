@@ -108,6 +108,7 @@ fn the_release_tool_builds_every_form_it_can_and_reports_the_rest() {
         "fr_feature-opset17",
         "face_mesh-onnx",
         "iris_landmark-onnx",
+        "dlib_resnet-onnx",
     ] {
         let r = row(&b.report, form);
         assert_eq!(r["status"], "built", "{r}");
@@ -234,14 +235,45 @@ fn the_tflite_forms_match_the_interpreter_on_real_faces_on_both_runtimes() {
     }
 }
 
-/// The landmarks gate fails closed: an artifact whose weights moved fails it, and without the
-/// TFLite reference the gate does not run at all.
+/// dlib's face recogniser made ONNX from its own file: the artifact is the bytes the card pins,
+/// and on both runtimes each real face's descriptor is dlib's own (cosine to dlib itself).
 #[test]
-fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
+fn dlibs_recogniser_matches_dlib_on_real_faces_on_both_runtimes() {
+    let b = built();
+    let r = row(&b.report, "dlib_resnet-onnx");
+    assert_eq!(r["status"], "built", "{r}");
+    assert_eq!(r["verdict"], "pass", "{r}");
+    let cards = darkroom_engine::CardSet::builtin().expect("cards");
+    let card = cards.get("dlib_resnet").expect("card");
+    assert_eq!(card.sha256.as_deref(), r["sha256"].as_str(), "{r}");
+    let record: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(b.out.join("dlib_resnet-onnx.record.json")).expect("record"),
+    )
+    .expect("record json");
+    for runtime in ["onnxruntime", "tract"] {
+        let p = &record["parity"][runtime];
+        assert_eq!(p["verdict"], "pass", "{runtime}: {p}");
+        assert!(p["crops"].as_u64().unwrap_or(0) >= 12, "{p}");
+        assert!(
+            p["worst_cosine"].as_f64().unwrap_or(0.0) > 0.999_999,
+            "{runtime}: {p}"
+        );
+        assert!(
+            p["reference"]
+                .as_str()
+                .is_some_and(|r| r.starts_with("dlib ")),
+            "{p}"
+        );
+    }
+}
+
+/// A gate whose reference runs in the release tool fails closed: `form`'s artifact with its
+/// first weights (its first convolution's, in both forms here) scaled by 1.1 fails it, saying each of `why`; with no upstream
+/// file (the reference's input) it does not run at all.
+fn gate_fails_a_perturbed_form_and_a_missing_reference(form: &str, why: &[&str]) {
     let b = built();
     let dir = tempfile::tempdir().expect("tempdir");
-    // The first convolution's weights scaled by 1.1.
-    let perturbed = dir.path().join("face_mesh-perturbed.onnx");
+    let perturbed = dir.path().join(format!("{form}-perturbed.onnx"));
     let made = Command::new(python())
         .args([
             "-c",
@@ -252,7 +284,7 @@ fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
              w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * 1.1, w.name))\n\
              onnx.save(m, sys.argv[2])",
         ])
-        .arg(b.out.join("face_mesh-onnx.onnx"))
+        .arg(b.out.join(format!("{form}.onnx")))
         .arg(&perturbed)
         .status()
         .expect("python");
@@ -260,7 +292,7 @@ fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
     let gate = |artifact: &Path, assets: &Path| {
         release(dir.path())
             .arg("gate")
-            .arg("face_mesh-onnx")
+            .arg(form)
             .arg("--artifact")
             .arg(artifact)
             .arg("--models")
@@ -278,25 +310,36 @@ fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("\"verdict\": \"fail\""), "{text}");
-    assert!(
-        text.contains("of its crop's side from the reference"),
-        "{text}"
-    );
-    assert!(
-        text.contains("an output"),
-        "the face logit moved too: {text}"
-    );
-    // (The form as built passes it: its record's verdict, on both runtimes, in the test
+    for w in why {
+        assert!(text.contains(w), "{w}: {text}");
+    }
+    // (The form as built passes it: its record's verdict, on both runtimes, in the tests
     // above.)
-    // No TFLite file where the form's upstream should be: blocked, never a pass.
+    // No upstream file where the form's source should be: blocked, never a pass.
     let bare = dir.path().join("bare-assets");
     std::fs::create_dir_all(&bare).expect("mkdir");
-    let out = gate(&b.out.join("face_mesh-onnx.onnx"), &bare);
+    let out = gate(&b.out.join(format!("{form}.onnx")), &bare);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("the upstream file is not here"),
         "{out:?}"
     );
+}
+
+/// The landmarks gate fails a mesh whose weights moved (its points and its face logit).
+#[test]
+fn the_landmarks_gate_fails_a_perturbed_form_and_a_missing_reference() {
+    gate_fails_a_perturbed_form_and_a_missing_reference(
+        "face_mesh-onnx",
+        &["of its crop's side from the reference", "an output"],
+    );
+}
+
+/// The embedder-reference gate fails dlib's recogniser with moved weights (measured at a
+/// cosine of 0.99948 to dlib: a fail by the descriptor alone).
+#[test]
+fn the_dlib_gate_fails_a_perturbed_form_and_a_missing_reference() {
+    gate_fails_a_perturbed_form_and_a_missing_reference("dlib_resnet-onnx", &["to dlib's (bound"]);
 }
 
 /// `darkroom parity` of the int8 detector against the installed f32 one, on the corpus.

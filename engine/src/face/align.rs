@@ -1,4 +1,4 @@
-//! 5-point similarity alignment to the 112x112 ArcFace template.
+//! 5-point similarity alignment to an embedder's template (ArcFace's 112x112, dlib's 150x150).
 
 use image::RgbImage;
 
@@ -9,6 +9,20 @@ pub const ARCFACE_TEMPLATE: [[f32; 2]; 5] = [
     [56.0252, 71.7366],
     [41.5493, 92.3655],
     [70.7299, 92.2041],
+];
+
+/// Where dlib's face recogniser expects the same five points in its 150x150 chip. dlib aligns
+/// by its own five points (both corners of each eye and the base of the nose) with a padding of
+/// 0.25 (`get_face_chip_details(shape, 150, 0.25)`): its eye centres land at (47.73, 47.14) and
+/// (100.28, 47.12), +0.5 here for pixel centres. The detectors give eye centres, the nose tip
+/// and the mouth corners, so this is ArcFace's template (the average face's proportions)
+/// carried by the similarity that puts its eyes on dlib's.
+pub const DLIB_TEMPLATE: [[f32; 2]; 5] = [
+    [48.2330, 47.6396],
+    [100.7814, 47.6233],
+    [74.5174, 77.6624],
+    [52.7699, 108.3122],
+    [96.2862, 108.2987],
 ];
 
 /// x' = a x - b y + tx, y' = b x + a y + ty: rotation, uniform scale and translation.

@@ -2,11 +2,20 @@
 
 use image::RgbImage;
 
-use super::align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
+use super::align::{ARCFACE_TEMPLATE, DLIB_TEMPLATE, Similarity, warp_affine_rgb};
 use super::tensor::normalise_nchw;
-use crate::cards::OutputContract;
+use crate::cards::{OutputContract, Resize};
 use crate::error::EngineError;
 use crate::sessions::ModelSession;
+
+/// The five points' template an alignment names, and the crop side it is written for.
+fn template_of(resize: Resize) -> Option<([[f32; 2]; 5], f32)> {
+    match resize {
+        Resize::Arcface5point => Some((ARCFACE_TEMPLATE, 112.0)),
+        Resize::Dlib5point => Some((DLIB_TEMPLATE, 150.0)),
+        _ => None,
+    }
+}
 
 pub struct FaceEmbedder {
     session: ModelSession,
@@ -28,13 +37,24 @@ pub fn cosine(a: &[f32], b: &[f32]) -> f32 {
 
 impl FaceEmbedder {
     pub fn new(session: ModelSession) -> Result<Self, EngineError> {
-        let OutputContract::Embedding { dim } = session.card.output else {
+        let OutputContract::Embedding { dim, .. } = session.card.output else {
             return Err(EngineError::WrongRole {
                 model_id: session.model_id(),
                 wanted: crate::cards::Role::Embedder,
                 actual: session.card.role,
             });
         };
+        let (h, w) = session.card.input.hw();
+        if template_of(session.card.input.resize).is_none() || h != w || h == 0 {
+            return Err(EngineError::Inference {
+                model_id: session.model_id(),
+                reason: format!(
+                    "an embedder takes a square crop aligned by five points (arcface_5point or \
+                     dlib_5point); the card says {:?} at {h}x{w}",
+                    session.card.input.resize
+                ),
+            });
+        }
         Ok(FaceEmbedder {
             session,
             dim,
@@ -46,6 +66,15 @@ impl FaceEmbedder {
         self.session.model_id()
     }
 
+    /// The cosine to a person's centre at which a face joins them, where this embedder's card
+    /// states one.
+    pub fn same_person(&self) -> Option<f32> {
+        match self.session.card.output {
+            OutputContract::Embedding { same_person, .. } => same_person,
+            _ => None,
+        }
+    }
+
     pub fn sha256(&self) -> &str {
         &self.session.sha256
     }
@@ -53,8 +82,10 @@ impl FaceEmbedder {
     /// The aligned crop the embedder sees for a face with these landmarks.
     pub fn align(&self, img: &RgbImage, landmarks: &[[f32; 2]; 5]) -> RgbImage {
         let (size, _) = self.session.card.input.hw();
-        let k = size as f32 / 112.0;
-        let template = ARCFACE_TEMPLATE.map(|[x, y]| [x * k, y * k]);
+        let (template, side) =
+            template_of(self.session.card.input.resize).unwrap_or((ARCFACE_TEMPLATE, 112.0));
+        let k = size as f32 / side;
+        let template = template.map(|[x, y]| [x * k, y * k]);
         let to_crop = Similarity::estimate(landmarks, &template);
         warp_affine_rgb(img, &to_crop.inverse(), size as u32)
     }
@@ -67,6 +98,21 @@ impl FaceEmbedder {
     ) -> Result<Vec<f32>, EngineError> {
         let crop = self.align(img, landmarks);
         self.embed_aligned(&crop)
+    }
+
+    /// The input tensor an aligned crop makes and the model's output for it as it comes
+    /// (not normalised): what the release gate holds against the reference runtime.
+    pub fn run_raw(&mut self, crop: &RgbImage) -> Result<(Vec<f32>, Vec<f32>), EngineError> {
+        let mut input = Vec::new();
+        normalise_nchw(crop, &self.session.card.input, &mut input);
+        let output = self
+            .session
+            .run_batch(1, &input)?
+            .into_iter()
+            .next()
+            .map(|o| o.data)
+            .unwrap_or_default();
+        Ok((input, output))
     }
 
     pub fn embed_aligned(&mut self, crop: &RgbImage) -> Result<Vec<f32>, EngineError> {

@@ -12,7 +12,7 @@ mod mesh;
 mod nms;
 mod tensor;
 
-pub use align::{ARCFACE_TEMPLATE, Similarity, warp_affine_rgb};
+pub use align::{ARCFACE_TEMPLATE, DLIB_TEMPLATE, Similarity, warp_affine_rgb};
 pub use detector::{FaceDetector, Prepared};
 pub use embedder::{FaceEmbedder, cosine};
 pub use expression::{

@@ -73,15 +73,20 @@ pub enum Gate {
     /// makes of real faces and the candidate's outputs; the release tool runs the TFLite
     /// reference on the same tensors and gives the verdict (tools/release/release.py).
     Landmarks,
+    /// An embedder converted from another framework's file (dlib's): `darkroom parity` writes
+    /// the chips the app aligns from real faces and the candidate's descriptors; the release
+    /// tool runs the original framework on the same tensors and gives the verdict.
+    EmbedderReference,
 }
 
 impl Gate {
-    pub const ALL: [Gate; 5] = [
+    pub const ALL: [Gate; 6] = [
         Gate::DetectorSame,
         Gate::DetectorInt8,
         Gate::DetectorRecall,
         Gate::Embedder,
         Gate::Landmarks,
+        Gate::EmbedderReference,
     ];
 
     /// Its name in reports and on the command line (the serde name).
@@ -92,6 +97,7 @@ impl Gate {
             Gate::DetectorRecall => "detector-recall",
             Gate::Embedder => "embedder",
             Gate::Landmarks => "landmarks",
+            Gate::EmbedderReference => "embedder-reference",
         }
     }
 }
@@ -311,8 +317,8 @@ impl EmbedderTally {
 pub fn verdict(gate: Gate, s: &Summary, rules: &Rules) -> Vec<String> {
     let mut why = Vec::new();
     match gate {
-        // Its verdict is the release tool's, which has the reference interpreter.
-        Gate::Landmarks => {}
+        // Their verdict is the release tool's, which has the reference runtime.
+        Gate::Landmarks | Gate::EmbedderReference => {}
         Gate::Embedder => {
             let e = s.embedder.clone().unwrap_or_default();
             if e.share_above < rules.cosine_share {
@@ -392,7 +398,7 @@ pub fn regressions(gate: Gate, now: &Summary, base: &Summary, rules: &Rules) -> 
     let mut why = Vec::new();
     let m = rules.baseline_margin;
     match gate {
-        Gate::Landmarks => {}
+        Gate::Landmarks | Gate::EmbedderReference => {}
         Gate::Embedder => {
             let (a, b) = (
                 now.embedder.clone().unwrap_or_default(),
@@ -459,10 +465,11 @@ mod tests {
                 | Gate::DetectorInt8
                 | Gate::DetectorRecall
                 | Gate::Embedder
-                | Gate::Landmarks => {}
+                | Gate::Landmarks
+                | Gate::EmbedderReference => {}
             }
         }
-        assert_eq!(Gate::ALL.len(), 5);
+        assert_eq!(Gate::ALL.len(), 6);
     }
 
     fn face(x: f32, y: f32, side: f32) -> Face {

@@ -14,7 +14,7 @@ use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder, cosine};
 use darkroom_engine::{ModelSession, Role, SessionSettings, Sessions, image_io};
 use serde::{Deserialize, Serialize};
 
-mod landmarks;
+mod crops;
 
 use darkroom_models::parity::corpus::Corpus;
 use darkroom_models::parity::{
@@ -64,8 +64,8 @@ pub struct Args {
     /// Also write the JSON report here.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// The landmarks gate: write each crop's input tensor here (little-endian f32), for the
-    /// release tool to feed the TFLite reference.
+    /// The landmarks and embedder-reference gates: write each crop's input tensor here
+    /// (little-endian f32), for the release tool to feed the reference (TFLite, dlib).
     #[arg(long)]
     pub crops: Option<PathBuf>,
 }
@@ -171,8 +171,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         (_, darkroom_engine::NumericForm::F32) => Gate::DetectorSame,
         _ => Gate::DetectorInt8,
     });
-    if gate == Gate::Landmarks {
-        return landmarks::run(&args, &corpus, &sessions, &candidate_arg, &candidate_card);
+    if matches!(gate, Gate::Landmarks | Gate::EmbedderReference) {
+        return crops::run(&args, &corpus, &sessions, &candidate_arg, &candidate_card);
     }
     let role = if gate == Gate::Embedder {
         Role::Embedder

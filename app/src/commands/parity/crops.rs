@@ -1,15 +1,16 @@
-//! The landmarks gate's half in the app: the crops the app makes of the corpus's real faces
-//! (the detector's faces, then the mesh's crop about each, or the iris model's about each
-//! eye), each crop's input tensor written as little-endian f32 and the candidate's outputs
-//! beside it in the report. The release tool feeds the same tensors to the TFLite reference and
-//! gives the verdict (tools/release/release.py, `landmark_parity`).
+//! The app's half of the gates whose reference runs in the release tool: the crops the app makes
+//! of the corpus's real faces (the detector's faces, then the mesh's crop about each, the iris
+//! model's about each eye, or the embedder's aligned chip), each crop's input tensor written as
+//! little-endian f32 and the candidate's outputs beside it in the report. The release tool
+//! feeds the same tensors to the reference (the TFLite interpreter, dlib) and gives the verdict
+//! (tools/release/release.py: `landmark_parity`, `embedder_reference_parity`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use darkroom_engine::face::{Face, FaceDetector, FaceMesh, IrisModel, LandmarkCrop, eye_distance};
+use darkroom_engine::face::{Face, FaceDetector, FaceEmbedder, FaceMesh, IrisModel, eye_distance};
 use darkroom_engine::{ModelSession, Role, SessionSettings, Sessions, image_io, sessions::Output};
 use darkroom_models::parity::corpus::Corpus;
 use serde::Serialize;
@@ -24,7 +25,7 @@ const MIN_EYE_DISTANCE: f32 = 24.0;
 struct CropRow {
     photo: String,
     face: [f32; 4],
-    /// Which crop of the face: "face", "left eye", "right eye".
+    /// Which crop of the face: "face", "left eye", "right eye", "chip".
     part: &'static str,
     /// The tensor's file, under the crops folder.
     input: String,
@@ -42,6 +43,9 @@ struct Report {
     manifest_sha256: String,
     crops_dir: PathBuf,
     crops: Vec<CropRow>,
+    /// What the app subtracts from each channel before the model (the card's mean): the
+    /// reference checks it against its own file's.
+    mean: Vec<f32>,
     /// The verdict is the release tool's, which runs the reference.
     verdict: &'static str,
 }
@@ -56,12 +60,29 @@ struct FileRef {
 enum Model {
     Mesh(FaceMesh),
     Iris(IrisModel),
+    Embedder(FaceEmbedder),
 }
 
+/// One crop: which part of the face, its input tensor and the model's outputs.
+type Crop = (&'static str, Vec<f32>, Vec<Output>);
+
 impl Model {
-    fn crops(&self, img: &image::RgbImage, face: &Face) -> Vec<(&'static str, LandmarkCrop)> {
+    fn gate(&self) -> &'static str {
         match self {
-            Model::Mesh(m) => vec![("face", m.crop(img, face))],
+            Model::Mesh(_) | Model::Iris(_) => "landmarks",
+            Model::Embedder(_) => "embedder-reference",
+        }
+    }
+
+    fn crops(&mut self, img: &image::RgbImage, face: &Face) -> anyhow::Result<Vec<Crop>> {
+        let mut out = Vec::new();
+        match self {
+            Model::Mesh(m) => {
+                let crop = m.crop(img, face);
+                let mut tensor = Vec::new();
+                crop.tensor(m.input_spec(), &mut tensor);
+                out.push(("face", tensor, m.run_raw(&crop)?));
+            }
             Model::Iris(m) => {
                 // The eyes' corners from the detector's eye centres: a fifth of the distance
                 // between the eyes either side along the line through them.
@@ -70,25 +91,27 @@ impl Model {
                 let around = |c: [f32; 2]| ([c[0] - dx, c[1] - dy], [c[0] + dx, c[1] + dy]);
                 let (ls, le) = around(l);
                 let (rs, re) = around(r);
-                vec![
+                for (part, crop) in [
                     ("left eye", m.crop(img, ls, le, false)),
                     ("right eye", m.crop(img, rs, re, true)),
-                ]
+                ] {
+                    let mut tensor = Vec::new();
+                    crop.tensor(m.input_spec(), &mut tensor);
+                    out.push((part, tensor, m.run_raw(&crop)?));
+                }
+            }
+            Model::Embedder(e) => {
+                let chip = e.align(img, &face.landmarks);
+                let (tensor, descriptor) = e.run_raw(&chip)?;
+                let output = Output {
+                    name: "descriptor".to_owned(),
+                    shape: vec![1, descriptor.len()],
+                    data: descriptor,
+                };
+                out.push(("chip", tensor, vec![output]));
             }
         }
-    }
-
-    fn run(&mut self, crop: &LandmarkCrop, tensor: &mut Vec<f32>) -> anyhow::Result<Vec<Output>> {
-        Ok(match self {
-            Model::Mesh(m) => {
-                crop.tensor(m.input_spec(), tensor);
-                m.run_raw(crop)?
-            }
-            Model::Iris(m) => {
-                crop.tensor(m.input_spec(), tensor);
-                m.run_raw(crop)?
-            }
-        })
+        Ok(out)
     }
 }
 
@@ -99,9 +122,10 @@ pub(super) fn run(
     candidate_arg: &ModelArg,
     candidate_card: &str,
 ) -> anyhow::Result<ExitCode> {
-    let dir = args.crops.as_ref().context(
-        "the landmarks gate writes each crop's tensor for the reference: pass --crops DIR",
-    )?;
+    let dir = args
+        .crops
+        .as_ref()
+        .context("this gate writes each crop's tensor for the reference: pass --crops DIR")?;
     let settings = SessionSettings::untuned(sessions.threads());
     // The reference runs in the release tool, but a gate without one is no gate.
     let reference_bytes = std::fs::read(&args.reference)
@@ -118,11 +142,13 @@ pub(super) fn run(
         model_id: session.model_id(),
         sha256: session.sha256.clone(),
     };
+    let mean = session.card.input.mean.clone();
     let mut model = match session.card.role {
         Role::FaceMesh => Model::Mesh(FaceMesh::new(session)?),
         Role::Iris => Model::Iris(IrisModel::new(session)?),
+        Role::Embedder => Model::Embedder(FaceEmbedder::new(session)?),
         other => bail!(
-            "the landmarks gate is for face mesh and iris models, {candidate_card} is a {other} model"
+            "the reference's gates are for face mesh, iris and embedder models, {candidate_card} is a {other} model"
         ),
     };
     let detector_id = darkroom_index::pick_model(
@@ -136,15 +162,13 @@ pub(super) fn run(
     darkroom_library::durable::create_dir_all(dir)
         .with_context(|| format!("cannot make the crops folder: {}", dir.display()))?;
     let mut rows = Vec::new();
-    let mut tensor = Vec::new();
     for photo in &corpus.photos {
         let img = image_io::load_rgb(&photo.file)?;
         for face in detector.detect(&img)? {
             if eye_distance(&face.landmarks) < MIN_EYE_DISTANCE {
                 continue;
             }
-            for (part, crop) in model.crops(&img, &face) {
-                let outputs = model.run(&crop, &mut tensor)?;
+            for (part, tensor, outputs) in model.crops(&img, &face)? {
                 let name = format!("{:04}.f32", rows.len());
                 write_tensor(&dir.join(&name), &tensor)?;
                 rows.push(CropRow {
@@ -166,7 +190,7 @@ pub(super) fn run(
     }
     let report = Report {
         runtime: sessions.runtime().summary(),
-        gate: "landmarks",
+        gate: model.gate(),
         reference: FileRef {
             given: args.reference.clone(),
             model_id: candidate.model_id.clone(),
@@ -178,6 +202,7 @@ pub(super) fn run(
         manifest_sha256: corpus.manifest_sha256.clone(),
         crops_dir: dir.clone(),
         crops: rows,
+        mean,
         verdict: "reference-needed",
     };
     let json = serde_json::to_string_pretty(&report)?;
