@@ -178,6 +178,23 @@ fn a_corrupt_file_is_reported_and_the_job_completes() {
     );
 }
 
+/// Each indexed photo's name (its stem) and the person of its one face (a photo with another
+/// number of faces fails the test).
+fn person_of_each_photo(report: &serde_json::Value) -> Vec<(String, i64)> {
+    let mut out = Vec::new();
+    for r in report["results"].as_array().expect("results") {
+        let name = Path::new(r["path"].as_str().expect("path"))
+            .file_stem()
+            .expect("stem")
+            .to_string_lossy()
+            .into_owned();
+        let faces = r["faces"].as_array().expect("faces");
+        assert_eq!(faces.len(), 1, "{name}: {faces:?}");
+        out.push((name, faces[0]["person"].as_i64().expect("a person")));
+    }
+    out
+}
+
 /// A fresh install: a models folder with only what the Arch package installs (read from its
 /// PKGBUILD, so the test follows the package) finds people with no download. Obama in three
 /// photos is one person; Biden, Grace Hopper and the astronaut are each their own.
@@ -218,17 +235,7 @@ fn a_fresh_install_groups_people_with_the_models_it_ships() {
     );
     let report = json(&out);
     assert_eq!(report["model_ids"]["embedder"], "dlib_resnet", "{report}");
-    let mut person_of = HashMap::new();
-    for r in report["results"].as_array().expect("results") {
-        let name = Path::new(r["path"].as_str().expect("path"))
-            .file_stem()
-            .expect("stem")
-            .to_string_lossy()
-            .into_owned();
-        let faces = r["faces"].as_array().expect("faces");
-        assert_eq!(faces.len(), 1, "{name}: {faces:?}");
-        person_of.insert(name, faces[0]["person"].as_i64().expect("a person"));
-    }
+    let person_of: HashMap<String, i64> = person_of_each_photo(&report).into_iter().collect();
     let obama = person_of["obama"];
     assert_eq!(person_of["obama2"], obama, "{person_of:?}");
     assert_eq!(person_of["obama3"], obama, "{person_of:?}");
@@ -280,19 +287,9 @@ fn people_group_the_same_face_and_only_it() {
     }
     let report = index(dir.path(), &folder);
     let mut person_of: HashMap<String, Vec<i64>> = HashMap::new();
-    for r in report["results"].as_array().expect("results") {
-        let name = Path::new(r["path"].as_str().expect("path"))
-            .file_stem()
-            .expect("stem")
-            .to_string_lossy()
-            .into_owned();
+    for (name, person) in person_of_each_photo(&report) {
         let stem = name.rsplit_once('_').expect("variant").0.to_owned();
-        let faces = r["faces"].as_array().expect("faces");
-        assert_eq!(faces.len(), 1, "{name}: {faces:?}");
-        person_of
-            .entry(stem)
-            .or_default()
-            .push(faces[0]["person"].as_i64().expect("person"));
+        person_of.entry(stem).or_default().push(person);
     }
     let mut people = HashSet::new();
     for (stem, ids) in &person_of {

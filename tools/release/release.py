@@ -81,6 +81,14 @@ QDQ_MIN_OPSET = 13
 RANGE_MANTISSA_BITS = 8
 
 
+# The mechanisms that write ONNX from another framework's file: the module beside this script
+# that does it (`convert(path, opset, ir_version)`, raising its `Unsupported`), and what it reads.
+CONVERTERS = {
+    "tflite-convert": ("tflite_onnx", "the TFLite graph"),
+    "dlib-convert": ("dlib_onnx", "the dlib network"),
+}
+
+
 class Refused(Exception):
     """The tool will not make this form (a rule says so)."""
 
@@ -302,21 +310,15 @@ def convert(p: Plan) -> Path:
 
     tmp = p.out.with_name(f".{p.out.name}.partial")
     p.out.parent.mkdir(parents=True, exist_ok=True)
-    if p.target["mechanism"] == "tflite-convert":
-        import tflite_onnx
+    if p.target["mechanism"] in CONVERTERS:
+        import importlib
 
+        module, what = CONVERTERS[p.target["mechanism"]]
+        converter = importlib.import_module(module)
         try:
-            model = tflite_onnx.convert(str(p.source_path), p.target["opset"], p.target["ir_version"])
-        except tflite_onnx.Unsupported as e:
-            raise Failed(f"the TFLite graph cannot be carried over: {e}") from e
-        onnx.save(model, str(tmp))
-    elif p.target["mechanism"] == "dlib-convert":
-        import dlib_onnx
-
-        try:
-            model = dlib_onnx.convert(str(p.source_path), p.target["opset"], p.target["ir_version"])
-        except dlib_onnx.Unsupported as e:
-            raise Failed(f"the dlib network cannot be carried over: {e}") from e
+            model = converter.convert(str(p.source_path), p.target["opset"], p.target["ir_version"])
+        except converter.Unsupported as e:
+            raise Failed(f"{what} cannot be carried over: {e}") from e
         onnx.save(model, str(tmp))
     elif p.target["mechanism"] == "opset-upgrade":
         model = onnx.load(str(p.source_path))
@@ -557,6 +559,23 @@ def reference_of(p: Plan) -> str:
     return str(p.source_path)
 
 
+def crops_on(p: Plan, gate: str, artifact: Path, darkroom: Path, assets: Path, models: Path,
+             out_dir: Path, runtime: str) -> tuple[Path, dict]:
+    """`darkroom parity --gate GATE --crops DIR` on one runtime: the folder of the crops' input
+    tensors and the report (each crop's outputs), for the release tool's reference to check."""
+    crops = out_dir / f"{p.target['id']}.crops.{runtime}"
+    shutil.rmtree(crops, ignore_errors=True)
+    report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
+    code, out, err = run_darkroom(darkroom, [
+        "parity", "--gate", gate, "--reference", str(p.source_path),
+        "--candidate", str(artifact), "--as", p.target["model_id"],
+        "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
+        "--models", str(models), "--crops", str(crops), "--json", "--out", str(report)], runtime)
+    if code != 0 or not report.is_file():
+        raise Failed(f"darkroom parity on {runtime} exited {code}: {(err or out).strip()[-400:]}")
+    return crops, json.loads(report.read_text())
+
+
 def landmark_parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path,
                     out_dir: Path) -> tuple[dict, str]:
     """The landmarks gate: the app crops the evaluation set's faces as it would for this model,
@@ -577,17 +596,8 @@ def landmark_parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, model
     outputs = {d["name"]: d["index"] for d in interpreter.get_output_details()}
     summaries, verdict = {}, "pass"
     for runtime in ("onnxruntime", "tract"):
-        crops = out_dir / f"{p.target['id']}.crops.{runtime}"
-        shutil.rmtree(crops, ignore_errors=True)
-        report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
-        code, out, err = run_darkroom(darkroom, [
-            "parity", "--gate", "landmarks", "--reference", str(p.source_path),
-            "--candidate", str(artifact), "--as", p.target["model_id"],
-            "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
-            "--models", str(models), "--crops", str(crops), "--json", "--out", str(report)], runtime)
-        if code != 0 or not report.is_file():
-            raise Failed(f"darkroom parity on {runtime} exited {code}: {(err or out).strip()[-400:]}")
-        rows = json.loads(report.read_text()).get("crops", [])
+        crops, result = crops_on(p, "landmarks", artifact, darkroom, assets, models, out_dir, runtime)
+        rows = result.get("crops", [])
         reasons, worst, other_worst = [], 0.0, 0.0
         if len(rows) < LANDMARK_MIN_CROPS:
             reasons.append(f"{len(rows)} crops of real faces, fewer than {LANDMARK_MIN_CROPS}")
@@ -660,17 +670,8 @@ def embedder_reference_parity(p: Plan, artifact: Path, darkroom: Path, assets: P
     program, dlib_version = dlib_reference(out_dir)
     summaries, verdict = {}, "pass"
     for runtime in ("onnxruntime", "tract"):
-        crops = out_dir / f"{p.target['id']}.crops.{runtime}"
-        shutil.rmtree(crops, ignore_errors=True)
-        report = out_dir / f"{p.target['id']}.parity.{runtime}.json"
-        code, out, err = run_darkroom(darkroom, [
-            "parity", "--gate", "embedder-reference", "--reference", str(p.source_path),
-            "--candidate", str(artifact), "--as", p.target["model_id"],
-            "--manifest", str(ROOT / "assets" / "corpus" / "faces.toml"), "--root", str(assets),
-            "--models", str(models), "--crops", str(crops), "--json", "--out", str(report)], runtime)
-        if code != 0 or not report.is_file():
-            raise Failed(f"darkroom parity on {runtime} exited {code}: {(err or out).strip()[-400:]}")
-        result = json.loads(report.read_text())
+        crops, result = crops_on(p, "embedder-reference", artifact, darkroom, assets, models, out_dir,
+                                 runtime)
         rows = result.get("crops", [])
         reasons = []
         if len(rows) < EMBEDDER_MIN_CROPS:
