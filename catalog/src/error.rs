@@ -24,6 +24,18 @@ pub enum CatalogError {
     #[error("invalid decision: {reason}")]
     InvalidDecision { reason: String },
 
+    /// A person's id is another embedder's person: storing it would overwrite them.
+    #[error(
+        "person {id} is {owner}'s, not {embedder}'s: nothing stored for this photo: {}",
+        path.display()
+    )]
+    PersonOfAnotherEmbedder {
+        id: i64,
+        owner: String,
+        embedder: String,
+        path: PathBuf,
+    },
+
     /// A catalog of a schema this build does not read: newer (a later DarkRoom wrote it) or
     /// older and not yet upgraded (the catalog thread upgrades it when it opens it).
     #[error("catalog schema {found} where this DarkRoom reads {reads}: {}", path.display())]
@@ -68,6 +80,17 @@ impl CatalogError {
             CatalogError::Schema { found, reads, path } => CatalogError::Schema {
                 found: *found,
                 reads: *reads,
+                path: path.clone(),
+            },
+            CatalogError::PersonOfAnotherEmbedder {
+                id,
+                owner,
+                embedder,
+                path,
+            } => CatalogError::PersonOfAnotherEmbedder {
+                id: *id,
+                owner: owner.clone(),
+                embedder: embedder.clone(),
                 path: path.clone(),
             },
             CatalogError::Db { source, path } => CatalogError::Io {

@@ -512,13 +512,31 @@ impl Catalog {
         .map_err(db)?;
         put_scene_classes(&tx, id, &index.scene_classes).map_err(db)?;
         for p in people {
-            // The name is the user's: an update from the index never touches it.
-            tx.execute(
-                "INSERT INTO people (id, embedder, sum, faces) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT(id) DO UPDATE SET sum = excluded.sum, faces = excluded.faces",
-                params![p.id, p.embedder, f32s_to_blob(&p.sum), p.faces as i64],
-            )
-            .map_err(db)?;
+            // The name is the user's: an update from the index never touches it. A person of
+            // another embedder is never overwritten: the transaction is dropped instead.
+            let stored = tx
+                .execute(
+                    "INSERT INTO people (id, embedder, sum, faces) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT(id) DO UPDATE SET sum = excluded.sum, faces = excluded.faces
+                     WHERE people.embedder = excluded.embedder",
+                    params![p.id, p.embedder, f32s_to_blob(&p.sum), p.faces as i64],
+                )
+                .map_err(db)?;
+            if stored == 0 {
+                let owner: String = tx
+                    .query_row(
+                        "SELECT embedder FROM people WHERE id = ?1",
+                        params![p.id],
+                        |r| r.get(0),
+                    )
+                    .map_err(db)?;
+                return Err(CatalogError::PersonOfAnotherEmbedder {
+                    id: p.id,
+                    owner,
+                    embedder: p.embedder.clone(),
+                    path: photo.to_path_buf(),
+                });
+            }
         }
         tx.commit().map_err(db)?;
         Ok(ids)
@@ -765,6 +783,16 @@ impl Catalog {
     }
 
     /// The people found with this embedder.
+    /// The id a new person of any embedder may take: after every person's (ids are the
+    /// catalog's, not an embedder's).
+    pub fn next_person_id(&self) -> Result<i64, CatalogError> {
+        self.conn
+            .query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM people", [], |r| {
+                r.get(0)
+            })
+            .map_err(self.db())
+    }
+
     pub fn people(&self, embedder: &str) -> Result<Vec<PersonRow>, CatalogError> {
         let mut stmt = self
             .conn
@@ -928,5 +956,46 @@ mod tests {
                 .expect("store")
         );
         assert_eq!(read(&c, &a).subject, Some(subject(80.0)));
+    }
+
+    /// People's ids are the catalog's: a second embedder's people start after the first's,
+    /// and a person of another embedder is never overwritten (the photo's row is not stored).
+    #[test]
+    fn a_second_embedders_people_never_take_the_firsts_ids() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c =
+            Catalog::open(&dir.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
+        let person = |id: i64, embedder: &str| PersonRow {
+            id,
+            embedder: embedder.into(),
+            name: None,
+            sum: vec![1.0, 0.0],
+            faces: 1,
+        };
+        let (a, b) = (dir.path().join("a.jpg"), dir.path().join("b.jpg"));
+        assert_eq!(c.next_person_id().expect("id"), 1);
+        c.store_index(&a, &test_row(100, 7), &[person(1, "fr_feature")])
+            .expect("store");
+        c.name_person(1, Some("Anna")).expect("name");
+        assert_eq!(c.next_person_id().expect("id"), 2);
+        assert!(c.people("dlib_resnet").expect("people").is_empty());
+
+        let err = c
+            .store_index(&b, &test_row(200, 7), &[person(1, "dlib_resnet")])
+            .expect_err("another embedder's person");
+        assert!(
+            matches!(err, CatalogError::PersonOfAnotherEmbedder { id: 1, .. }),
+            "{err}"
+        );
+        assert!(c.photo_index(&b).expect("read").is_none(), "nothing stored");
+        let anna = c.people("fr_feature").expect("people");
+        assert_eq!(anna.len(), 1);
+        assert_eq!(anna[0].name.as_deref(), Some("Anna"));
+        assert_eq!(anna[0].sum, vec![1.0, 0.0]);
+
+        c.store_index(&b, &test_row(200, 7), &[person(2, "dlib_resnet")])
+            .expect("store");
+        assert_eq!(c.people("dlib_resnet").expect("people").len(), 1);
+        assert_eq!(c.next_person_id().expect("id"), 3);
     }
 }

@@ -483,7 +483,12 @@ pub fn run(
                     faces: p.faces,
                 })
                 .collect();
-            Ok(People::new(id.clone(), same_person, known))
+            Ok(People::new(
+                id.clone(),
+                same_person,
+                known,
+                catalog.next_person_id()?,
+            ))
         });
     let mut people = people.transpose()?;
 

@@ -41,8 +41,20 @@ fn cosine_to_centre(e: &[f32], p: &Person) -> f32 {
 }
 
 impl People {
-    pub fn new(embedder: impl Into<String>, threshold: f32, people: Vec<Person>) -> Self {
-        let next_id = people.iter().map(|p| p.id).max().unwrap_or(0) + 1;
+    /// `first_new_id`: where new people's ids start (after every embedder's people: ids are
+    /// the catalog's).
+    pub fn new(
+        embedder: impl Into<String>,
+        threshold: f32,
+        people: Vec<Person>,
+        first_new_id: i64,
+    ) -> Self {
+        let next_id = people
+            .iter()
+            .map(|p| p.id + 1)
+            .max()
+            .unwrap_or(1)
+            .max(first_new_id);
         People {
             embedder: embedder.into(),
             people,

@@ -157,8 +157,9 @@ def read_layer(r: Reader, kind: tuple) -> dict:
         wshape, bshape = r.alias_tensor(), r.alias_tensor()
         _multipliers(r, 4)
         use_bias = r.boolean() if version in ("con_5", "con_6") else True
-        if version == "con_6":
-            r.boolean()  # use_relu: a training-time fusion flag, never set in a released file
+        if version == "con_6" and r.boolean():
+            # dlib's fuse_layers() folds a following relu into the convolution: not this network.
+            raise Unsupported("a convolution with a relu fused into it")
         _, n, k, s = kind
         if (filters, nr, nc, sy, sx) != (n, k, k, s, s):
             raise Unsupported(f"a convolution {filters}x{nr}x{nc}/{sy}, declared {n}x{k}x{k}/{s}")
@@ -174,8 +175,9 @@ def read_layer(r: Reader, kind: tuple) -> dict:
         params = r.tensor()
         gshape, bshape = r.alias_tensor(), r.alias_tensor()
         mode = r.integer()
-        if version == "affine_2":
-            r.boolean()  # disabled: a training-time switch
+        if version == "affine_2" and r.boolean():
+            # Disabled by dlib's fuse_layers(): folded into the convolution already.
+            raise Unsupported("an affine layer disabled (fused into its convolution)")
         if mode != 0:
             raise Unsupported(f"an affine layer in mode {mode}, not per channel (0)")
         k = int(np.prod(gshape))
@@ -185,8 +187,8 @@ def read_layer(r: Reader, kind: tuple) -> dict:
         return {"op": "affine", "gamma": flat[:k], "beta": flat[k:]}
     if name == "relu":
         version = r.expect("a relu", ("relu_", "relu_2"))
-        if version == "relu_2":
-            r.boolean()
+        if version == "relu_2" and r.boolean():
+            raise Unsupported("a relu disabled (fused into its convolution)")
         return {"op": "relu"}
     if name in ("max_pool", "avg_pool", "avg_pool_everything"):
         tag = "max_pool" if name == "max_pool" else "avg_pool"
@@ -212,6 +214,8 @@ def read_layer(r: Reader, kind: tuple) -> dict:
             r.boolean()  # use_bias, which a no-bias layer's mode already says
         if bias_mode != 1 or outputs != kind[1]:
             raise Unsupported(f"a fully connected layer with {outputs} outputs, bias mode {bias_mode}")
+        if int(np.prod(wshape)) != inputs * outputs or params.size != inputs * outputs:
+            raise Unsupported(f"a fully connected layer's weights {wshape} for {inputs}x{outputs}")
         w = params.reshape(-1)[:int(np.prod(wshape))].reshape(inputs, outputs)
         return {"op": "fc", "w": w}
     raise Unsupported(f"no reader for {name}")
@@ -323,6 +327,8 @@ def convert(dat_path: str, opset: int, ir_version: int):
             if pending_conv is None:
                 raise Unsupported("an affine layer not after a convolution")
             g = d["gamma"]
+            if g.size != pending_conv["w"].shape[0]:
+                raise Unsupported(f"an affine layer of {g.size} channels after {pending_conv['w'].shape[0]} filters")
             pending_conv = {**pending_conv, "w": pending_conv["w"] * g[:, None, None, None],
                             "b": pending_conv["b"] * g + d["beta"]}
             emit_conv(pending_conv)

@@ -1,17 +1,18 @@
 // The embedder gate's reference: dlib itself (Debian's libdlib-dev) running
-// dlib_face_recognition_resnet_model_v1.dat on the tensors the app made.
+// dlib_face_recognition_resnet_model_v1.dat on the chips the app aligned.
 //
-//   dlib_reference MODEL.dat TENSOR.f32 ...
+//   dlib_reference MODEL.dat CHIP.rgb ...
 //
-// Each TENSOR is what the app feeds the converted form: one 150x150 chip as planar RGB, each
-// channel already minus the input layer's mean and divided by 256 (little-endian f32). The
-// tensor goes into the network below its input layer, so both sides see the same numbers; the
-// means the app used are printed first so the gate can check them against the file's.
-// Prints one JSON object: {"means": [r, g, b], "descriptors": [[128 floats], ...]}.
+// Each CHIP is one 150x150 face chip as the app aligned it: 8-bit RGB, row by row. dlib takes
+// it whole (its input layer subtracts its means and scales), so the card's preprocessing is
+// held to dlib's as well as the network. Prints one JSON object:
+// {"means": [r, g, b], "descriptors": [[128 numbers], ...]}, a value that is not a finite
+// number written as null.
 //
 // The network is the one dlib's examples/dnn_face_recognition_ex.cpp declares.
 #include <dlib/dnn.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -45,7 +46,7 @@ using anet_type = loss_metric<fc_no_bias<128, avg_pool_everything<alevel0<alevel
 
 int main(int argc, char** argv) {
     if (argc < 2) {
-        std::cerr << "usage: dlib_reference MODEL.dat TENSOR.f32 ...\n";
+        std::cerr << "usage: dlib_reference MODEL.dat CHIP.rgb ...\n";
         return 2;
     }
     anet_type net;
@@ -55,24 +56,32 @@ int main(int argc, char** argv) {
         std::cerr << "dlib_reference: cannot read the model: " << e.what() << ": " << argv[1] << "\n";
         return 2;
     }
-    const long side = 150, values = 3 * side * side;
+    const long side = 150, bytes = 3 * side * side;
     const auto& input = net.input_layer();
     std::printf("{\"means\":[%.9g,%.9g,%.9g],\"descriptors\":[", input.get_avg_red(),
                 input.get_avg_green(), input.get_avg_blue());
     for (int i = 2; i < argc; ++i) {
         std::ifstream in(argv[i], std::ios::binary);
-        std::vector<float> data(values);
-        if (!in.read(reinterpret_cast<char*>(data.data()), values * sizeof(float)) || in.peek() != EOF) {
-            std::cerr << "dlib_reference: not one 3x150x150 f32 tensor: " << argv[i] << "\n";
+        std::vector<unsigned char> data(bytes);
+        if (!in.read(reinterpret_cast<char*>(data.data()), bytes) || in.peek() != EOF) {
+            std::cerr << "dlib_reference: not one 150x150 RGB chip: " << argv[i] << "\n";
             return 2;
         }
-        resizable_tensor x(1, 3, side, side);
-        std::copy(data.begin(), data.end(), x.host());
-        // Below the input layer: the tensor is what to_tensor would have made of the chip.
-        const tensor& out = net.subnet().forward(x);
+        matrix<rgb_pixel> chip(side, side);
+        for (long r = 0; r < side; ++r)
+            for (long c = 0; c < side; ++c) {
+                const unsigned char* p = &data[3 * (r * side + c)];
+                chip(r, c) = rgb_pixel(p[0], p[1], p[2]);
+            }
+        const matrix<float, 0, 1> descriptor = net(chip);
         std::printf("%s[", i > 2 ? "," : "");
-        const float* d = out.host();
-        for (long j = 0; j < out.size(); ++j) std::printf("%s%.9g", j ? "," : "", d[j]);
+        for (long j = 0; j < descriptor.size(); ++j) {
+            const float v = descriptor(j);
+            if (std::isfinite(v))
+                std::printf("%s%.9g", j ? "," : "", v);
+            else
+                std::printf("%snull", j ? "," : "");
+        }
         std::printf("]");
     }
     std::printf("]}\n");

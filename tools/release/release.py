@@ -648,26 +648,29 @@ def dlib_reference(out_dir: Path) -> tuple[Path, str]:
                                       capture_output=True, text=True, check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError) as e:
         raise Failed(f"the reference (dlib, Debian's libdlib-dev) is not installed: {e}") from e
-    program = out_dir / "dlib_reference"
+    # Named by its source's hash: a changed program is built again, never reused.
+    source_sha = sha256_file(DLIB_REFERENCE)
+    program = out_dir / f"dlib_reference-{source_sha[:12]}"
     if not program.is_file():
         built = subprocess.run(["g++", "-O2", "-std=c++17", "-o", str(program), str(DLIB_REFERENCE),
                                 "-ldlib", "-lpthread"], capture_output=True, text=True)
         if built.returncode != 0:
             raise Failed(f"the dlib reference did not build: {built.stderr.strip()[-400:]}")
-    return program, dlib_version
+    return program, f"dlib {dlib_version}, dlib_reference.cpp {source_sha[:12]}"
 
 
 def embedder_reference_parity(p: Plan, artifact: Path, darkroom: Path, assets: Path, models: Path,
                               out_dir: Path) -> tuple[dict, str]:
     """The embedder-reference gate: the app aligns the evaluation set's faces as it would for
-    this model and writes each crop's input tensor with the form's descriptor, on each runtime;
-    dlib runs its own file on the same tensors. Fails closed: no dlib, no source file, too few
-    faces, a tensor missing or a mean that is not the file's is a failure, never a pass."""
+    this model and writes each chip (8-bit RGB) with the form's descriptor, on each runtime;
+    dlib runs its own file on the same chips, its own preprocessing included. Fails closed: no
+    dlib, no source file, too few faces, a chip missing, a descriptor for each chip not given or
+    a mean that is not the file's is a failure, never a pass."""
     import numpy as np
 
     if not p.source_path.is_file():
         raise Failed(f"the reference file is missing: {p.source_path}")
-    program, dlib_version = dlib_reference(out_dir)
+    program, reference = dlib_reference(out_dir)
     summaries, verdict = {}, "pass"
     for runtime in ("onnxruntime", "tract"):
         crops, result = crops_on(p, "embedder-reference", artifact, darkroom, assets, models, out_dir,
@@ -676,24 +679,26 @@ def embedder_reference_parity(p: Plan, artifact: Path, darkroom: Path, assets: P
         reasons = []
         if len(rows) < EMBEDDER_MIN_CROPS:
             reasons.append(f"{len(rows)} crops of real faces, fewer than {EMBEDDER_MIN_CROPS}")
-        tensors = [crops / row["input"] for row in rows]
-        for t in tensors:
-            if not t.is_file():
-                raise Failed(f"a crop's input is missing: {t}")
+        chips = [crops / row.get("chip", "") for row in rows]
+        for c in chips:
+            if not c.is_file():
+                raise Failed(f"a face's chip is missing: {c}")
         worst, means = 1.0, None
         if rows:
-            ran = subprocess.run([str(program), str(p.source_path), *map(str, tensors)],
+            ran = subprocess.run([str(program), str(p.source_path), *map(str, chips)],
                                  capture_output=True, text=True)
             if ran.returncode != 0:
                 raise Failed(f"the dlib reference exited {ran.returncode}: {ran.stderr.strip()[-400:]}")
             answer = json.loads(ran.stdout)
             means = answer["means"]
+            if len(answer["descriptors"]) != len(rows):
+                raise Failed(f"dlib gave {len(answer['descriptors'])} descriptors for {len(rows)} chips")
             app_means = result.get("mean", [])
             if len(app_means) != 3 or max(abs(a - b) for a, b in zip(app_means, means)) > EMBEDDER_MEAN_TOLERANCE:
                 reasons.append(f"the app subtracts {app_means}, dlib's file {means}")
             for row, want in zip(rows, answer["descriptors"]):
                 got = np.asarray(row["outputs"].get("descriptor", []), dtype=np.float64)
-                want = np.asarray(want, dtype=np.float64)
+                want = np.asarray([np.nan if v is None else v for v in want], dtype=np.float64)
                 if got.size != want.size:
                     reasons.append(f"{row['input']}: {got.size} values, dlib's {want.size}")
                     continue
@@ -706,7 +711,7 @@ def embedder_reference_parity(p: Plan, artifact: Path, darkroom: Path, assets: P
         if worst < EMBEDDER_REFERENCE_BOUND:
             reasons.append(f"a face's descriptor at cosine {worst:.6f} to dlib's (bound {EMBEDDER_REFERENCE_BOUND})")
         summaries[runtime] = {"crops": len(rows), "worst_cosine": worst, "bound": EMBEDDER_REFERENCE_BOUND,
-                              "reference": f"dlib {dlib_version}", "means": means,
+                              "reference": reference, "means": means,
                               "verdict": "fail" if reasons else "pass", "reasons": reasons}
         if reasons:
             verdict = "fail"

@@ -29,6 +29,10 @@ struct CropRow {
     part: &'static str,
     /// The tensor's file, under the crops folder.
     input: String,
+    /// An embedder's aligned chip as 8-bit RGB, row by row, under the crops folder: what dlib's
+    /// own input layer takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chip: Option<String>,
     outputs: std::collections::BTreeMap<String, Vec<f32>>,
 }
 
@@ -63,8 +67,9 @@ enum Model {
     Embedder(FaceEmbedder),
 }
 
-/// One crop: which part of the face, its input tensor and the model's outputs.
-type Crop = (&'static str, Vec<f32>, Vec<Output>);
+/// One crop: which part of the face, its input tensor, the model's outputs and (an embedder's)
+/// the aligned chip.
+type Crop = (&'static str, Vec<f32>, Vec<Output>, Option<image::RgbImage>);
 
 impl Model {
     fn gate(&self) -> &'static str {
@@ -81,7 +86,7 @@ impl Model {
                 let crop = m.crop(img, face);
                 let mut tensor = Vec::new();
                 crop.tensor(m.input_spec(), &mut tensor);
-                out.push(("face", tensor, m.run_raw(&crop)?));
+                out.push(("face", tensor, m.run_raw(&crop)?, None));
             }
             Model::Iris(m) => {
                 // The eyes' corners from the detector's eye centres: a fifth of the distance
@@ -97,7 +102,7 @@ impl Model {
                 ] {
                     let mut tensor = Vec::new();
                     crop.tensor(m.input_spec(), &mut tensor);
-                    out.push((part, tensor, m.run_raw(&crop)?));
+                    out.push((part, tensor, m.run_raw(&crop)?, None));
                 }
             }
             Model::Embedder(e) => {
@@ -108,7 +113,7 @@ impl Model {
                     shape: vec![1, descriptor.len()],
                     data: descriptor,
                 };
-                out.push(("chip", tensor, vec![output]));
+                out.push(("chip", tensor, vec![output], Some(chip)));
             }
         }
         Ok(out)
@@ -168,14 +173,23 @@ pub(super) fn run(
             if eye_distance(&face.landmarks) < MIN_EYE_DISTANCE {
                 continue;
             }
-            for (part, tensor, outputs) in model.crops(&img, &face)? {
+            for (part, tensor, outputs, chip) in model.crops(&img, &face)? {
                 let name = format!("{:04}.f32", rows.len());
+                let chip = match chip {
+                    Some(chip) => {
+                        let file = format!("{:04}.rgb", rows.len());
+                        write_bytes(&dir.join(&file), chip.as_raw())?;
+                        Some(file)
+                    }
+                    None => None,
+                };
                 write_tensor(&dir.join(&name), &tensor)?;
                 rows.push(CropRow {
                     photo: photo.entry.path.clone(),
                     face: face.bbox,
                     part,
                     input: name,
+                    chip,
                     outputs: outputs.into_iter().map(|o| (o.name, o.data)).collect(),
                 });
             }
@@ -227,9 +241,13 @@ fn write_tensor(path: &Path, values: &[f32]) -> anyhow::Result<()> {
     for v in values {
         bytes.extend_from_slice(&v.to_le_bytes());
     }
+    write_bytes(path, &bytes)
+}
+
+fn write_bytes(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut f = std::fs::File::create(path)
-        .with_context(|| format!("cannot write a crop's tensor: {}", path.display()))?;
-    f.write_all(&bytes)
-        .with_context(|| format!("cannot write a crop's tensor: {}", path.display()))?;
+        .with_context(|| format!("cannot write a crop: {}", path.display()))?;
+    f.write_all(bytes)
+        .with_context(|| format!("cannot write a crop: {}", path.display()))?;
     Ok(())
 }
