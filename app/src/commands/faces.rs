@@ -18,7 +18,7 @@ pub struct Args {
     /// Embedder model_id (default: the first installed).
     #[arg(long)]
     pub embedder: Option<String>,
-    /// Also compute a 512-d embedding per face.
+    /// Also compute an embedding per face (as long as the embedder's card says).
     #[arg(long)]
     pub embed: bool,
     /// Print JSON instead of lines.

@@ -219,14 +219,7 @@ pub(super) fn run(
         mean,
         verdict: "reference-needed",
     };
-    let json = serde_json::to_string_pretty(&report)?;
-    if let Some(out) = &args.out {
-        std::fs::write(out, format!("{json}\n"))
-            .with_context(|| format!("cannot write the report: {}", out.display()))?;
-    }
-    if args.json {
-        println!("{json}");
-    } else {
+    if !super::emit_report(args, &report)? {
         println!(
             "{} crops of real faces written for the reference to {}",
             report.crops.len(),

@@ -70,6 +70,20 @@ pub struct Args {
     pub crops: Option<PathBuf>,
 }
 
+/// The report as JSON: written to `--out` where given, printed with `--json`. False when it
+/// was not printed (the caller says it in words).
+fn emit_report(args: &Args, report: &impl Serialize) -> anyhow::Result<bool> {
+    let json = serde_json::to_string_pretty(report)?;
+    if let Some(out) = &args.out {
+        std::fs::write(out, format!("{json}\n"))
+            .with_context(|| format!("cannot write the report: {}", out.display()))?;
+    }
+    if args.json {
+        println!("{json}");
+    }
+    Ok(args.json)
+}
+
 /// `--gate`'s values, named as in reports (the gate's own names, listed in `--help`).
 fn gate_parser() -> impl clap::builder::TypedValueParser<Value = Gate> {
     use clap::builder::TypedValueParser;
@@ -290,14 +304,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         reasons,
         baseline: args.baseline.clone(),
     };
-    let json = serde_json::to_string_pretty(&report)?;
-    if let Some(out) = &args.out {
-        std::fs::write(out, format!("{json}\n"))
-            .with_context(|| format!("cannot write the report: {}", out.display()))?;
-    }
-    if args.json {
-        println!("{json}");
-    } else {
+    if !emit_report(&args, &report)? {
         print_human(&report);
     }
     Ok(if report.reasons.is_empty() {
