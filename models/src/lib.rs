@@ -15,6 +15,7 @@ pub mod error;
 pub mod fetch;
 pub mod manager;
 pub mod parity;
+pub mod people_accuracy;
 
 pub use error::{FetchError, ManagerError};
 pub use fetch::{FetchRequest, Fetcher, Pin, Progress};

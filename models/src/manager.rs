@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::error::{FetchError, ManagerError};
 use crate::fetch::{FetchRequest, Fetcher, Pin, Progress, file_sha256, quarantine};
+use crate::people_accuracy;
 
 /// The environment variable naming a mirror that serves model files by name.
 pub const MIRROR_ENV: &str = "DARKROOM_MODEL_MIRROR";
@@ -60,6 +61,9 @@ pub struct CardStatus {
     /// A detector's measured recall against its release gate's reference, in words.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recall: Option<String>,
+    /// An embedder's measured clustering of the labelled faces, in words.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub people: Option<String>,
 }
 
 /// A model file that was put in place and verified.
@@ -131,6 +135,10 @@ impl ModelManager {
                 fixture_only: card.fixture_only,
                 state: self.state_of(card),
                 recall: darkroom_engine::releases::builtin_detector_recall(card).map(|r| r.words()),
+                people: card
+                    .sha256
+                    .as_deref()
+                    .and_then(|sha| people_accuracy::builtin_words(&card.model_id(), sha)),
             })
             .collect()
     }

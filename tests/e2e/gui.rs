@@ -9,7 +9,9 @@ use std::time::{Duration, Instant};
 use crate::snapshots::Snap;
 use crate::support::*;
 use darkroom_app::gui::pictures::Faces;
-use darkroom_app::gui::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
+use darkroom_app::gui::windows::settings::{
+    DETECTOR_TIERS, DetectorChoice, EngineKnobs, default_detector,
+};
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Picture, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
@@ -509,14 +511,106 @@ pub(crate) fn live_harness(dir: &Path, folder: PathBuf) -> Harness<'static, Dark
 
 /// The set-up `live_harness` builds the window from.
 pub(crate) fn live_setup(dir: &Path, folder: PathBuf) -> Setup {
+    live_setup_with(dir, folder, models())
+}
+
+/// `live_setup` with the models in `models_dir`.
+fn live_setup_with(dir: &Path, folder: PathBuf, models_dir: PathBuf) -> Setup {
     use darkroom_engine::{Backend, CardSet, ModelStore};
     let rt = in_process_runtime();
     let config = crate::support::live_config(&dir.join("inference"), vec![1]);
-    let store = ModelStore::new(models(), CardSet::builtin().expect("cards"));
+    let store = ModelStore::new(models_dir.clone(), CardSet::builtin().expect("cards"));
     let backend = Backend::start(rt, store, config);
     let mut setup = setup(dir, Some(folder), StatusSource::Live(backend));
-    setup.models_dir = Some(models());
+    setup.models_dir = Some(models_dir);
     setup
+}
+
+/// Indexes the open folder from the window and waits for the job to end.
+fn index_from_the_window(h: &mut Harness<'static, DarkRoom>) {
+    settle(h);
+    assert!(h.state().can_index());
+    h.get_by_label("Index faces").click();
+    h.step();
+    assert!(h.state().is_indexing());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while h.state().is_indexing() {
+        assert!(Instant::now() < deadline, "the index job never finished");
+        h.step();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    settle(h);
+}
+
+/// A fresh install (only the models the packages ship, nothing downloaded) finds people in the
+/// window: Obama's three photos are one person and his chip shows just them; Biden, Grace
+/// Hopper and the astronaut are each their own.
+#[test]
+fn people_on_a_fresh_install_from_the_window() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let shipped = shipped_models(dir.path());
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {
+        std::fs::copy(
+            assets().join("corpus/face_recognition").join(p),
+            folder.join(p),
+        )
+        .expect("copy");
+    }
+    for p in ["grace_hopper.jpg", "astronaut.png"] {
+        std::fs::copy(photo(p), folder.join(p)).expect("copy");
+    }
+    let mut setup = live_setup_with(dir.path(), folder.clone(), shipped.clone());
+    // As `darkroom` starts with no saved settings: the tiers the models dir has.
+    setup.detectors = darkroom_app::gui::shell::detector_choices(&shipped);
+    setup.detector = default_detector(&setup.detectors);
+    assert_eq!(setup.detector, "centerface");
+    let mut h = build(setup);
+    index_from_the_window(&mut h);
+    let catalog = Catalog::open(
+        &dir.path().join("catalog.sqlite"),
+        SidecarNaming::WithExtension,
+    )
+    .expect("catalog");
+    let stamp = catalog
+        .photo_index(&folder.join("obama.jpg"))
+        .expect("query")
+        .unwrap_or_else(|| panic!("not indexed: {:?}", h.state().index_summary))
+        .stamp;
+    assert_eq!(stamp.embedder.as_deref(), Some("dlib_resnet"));
+    let people = h.state().cull.people().to_vec();
+    assert_eq!(
+        people.len(),
+        4,
+        "Obama, Biden, Grace Hopper, the astronaut: {people:?}"
+    );
+    assert_eq!(
+        people.iter().map(|p| p.photos).collect::<Vec<_>>(),
+        [3, 1, 1, 1],
+        "{people:?}"
+    );
+    let obama = people[0].person;
+    h.get_by_label_contains(&format!("Person {obama} (3)"))
+        .click();
+    settle(&mut h);
+    let shown: Vec<String> = h
+        .state()
+        .cull
+        .visible
+        .iter()
+        .map(|&i| {
+            h.state().cull.entries()[i]
+                .item
+                .primary
+                .file_name()
+                .expect("name")
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(shown, ["obama.jpg", "obama2.jpg", "obama3.jpg"]);
+    h.snap("people_fresh_install");
 }
 
 #[test]
@@ -543,18 +637,7 @@ fn index_faces_from_the_window() {
             .expect("save");
     }
     let mut h = live_harness(dir.path(), folder.clone());
-    settle(&mut h);
-    assert!(h.state().can_index());
-    h.get_by_label("Index faces").click();
-    h.step();
-    assert!(h.state().is_indexing());
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while h.state().is_indexing() {
-        assert!(Instant::now() < deadline, "the index job never finished");
-        h.step();
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    settle(&mut h);
+    index_from_the_window(&mut h);
     assert_eq!(
         h.state().index_summary.as_deref(),
         Some("Indexed · 9 photos · 6 faces"),

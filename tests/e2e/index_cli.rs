@@ -201,21 +201,7 @@ fn person_of_each_photo(report: &serde_json::Value) -> Vec<(String, i64)> {
 #[test]
 fn a_fresh_install_groups_people_with_the_models_it_ships() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let shipped = dir.path().join("models");
-    std::fs::create_dir_all(&shipped).expect("mkdir");
-    let pkgbuild = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../packaging/arch/PKGBUILD"),
-    )
-    .expect("PKGBUILD");
-    let files: HashSet<&str> = pkgbuild
-        .split("/usr/share/darkroom/models/")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .collect();
-    assert!(files.contains("dlib_resnet.onnx"), "{files:?}");
-    for f in &files {
-        std::fs::copy(models().join(f), shipped.join(f)).expect("a shipped model");
-    }
+    let shipped = shipped_models(dir.path());
     let folder = dir.path().join("shoot");
     std::fs::create_dir_all(&folder).expect("mkdir");
     for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {

@@ -156,6 +156,27 @@ pub fn live_config(
     }
 }
 
+/// A models dir in `dir` holding exactly the model files the Arch package installs (as a fresh
+/// install has them, nothing downloaded).
+pub fn shipped_models(dir: &Path) -> PathBuf {
+    let shipped = dir.join("models");
+    std::fs::create_dir_all(&shipped).expect("mkdir");
+    let pkgbuild = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../packaging/arch/PKGBUILD"),
+    )
+    .expect("PKGBUILD");
+    let files: std::collections::HashSet<&str> = pkgbuild
+        .split("/usr/share/darkroom/models/")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert!(files.contains("dlib_resnet.onnx"), "{files:?}");
+    for f in &files {
+        std::fs::copy(models().join(f), shipped.join(f)).expect("a shipped model");
+    }
+    shipped
+}
+
 /// How many of the built-in cards have their file in the fixture models dir (one engine, one
 /// tuning each).
 pub fn installed_models() -> usize {

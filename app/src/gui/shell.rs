@@ -8,7 +8,7 @@ use anyhow::Context;
 use darkroom_engine::Backend;
 
 use super::state::{DarkRoom, Setup, StatusSource};
-use super::windows::settings::{DEFAULT_DETECTOR, DETECTOR_TIERS, DetectorChoice, EngineKnobs};
+use super::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs, default_detector};
 use super::{num_threads, workers};
 use crate::services::AppSettings;
 
@@ -198,11 +198,11 @@ pub fn run(
         inference_dir: Some(inference_dir),
         pick_folder: workers::system_folder_dialog(),
         on_first_frame: vec![Box::new(start)],
-        detectors,
         detector: settings
             .detector
             .clone()
-            .unwrap_or_else(|| DEFAULT_DETECTOR.to_owned()),
+            .unwrap_or_else(|| default_detector(&detectors)),
+        detectors,
         blurry_below: settings
             .blurry_below
             .unwrap_or(darkroom_index::Thresholds::default().blurry_below),

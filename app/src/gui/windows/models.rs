@@ -180,8 +180,9 @@ impl ModelsWindow {
                 };
                 for row in rows.iter().filter(listed) {
                     ui.monospace(&row.model_id);
-                    match &row.recall {
-                        // A detector with a measured recall says it under its role.
+                    // A detector's measured recall, an embedder's measured clustering: under
+                    // its role, so the rows of one role compare at a glance.
+                    match row.recall.as_ref().or(row.people.as_ref()) {
                         Some(recall) => {
                             ui.vertical(|ui| {
                                 ui.label(role_name(row.role));

@@ -57,6 +57,20 @@ pub const DETECTOR_TIERS: &[DetectorTier] = &[
 /// The default tier's detector.
 pub const DEFAULT_DETECTOR: &str = darkroom_index::models::DEFAULT_DETECTOR;
 
+/// The detector a window uses until the user picks one: the default tier's where it is
+/// installed, else the first installed tier that may be offered (a fresh install has only the
+/// detector the packages ship), else the default tier's (the window then points at Models).
+pub fn default_detector(choices: &[DetectorChoice]) -> String {
+    let usable = |c: &&DetectorChoice| c.installed && c.offered(None);
+    choices
+        .iter()
+        .filter(usable)
+        .find(|c| c.tier.model_id == DEFAULT_DETECTOR)
+        .or_else(|| choices.iter().find(usable))
+        .map_or(DEFAULT_DETECTOR, |c| c.tier.model_id)
+        .to_owned()
+}
+
 /// The index's settings as Settings shows them.
 #[derive(Clone, Copy)]
 pub struct IndexSettings<'a> {
