@@ -36,6 +36,13 @@ pub enum CatalogError {
         path: PathBuf,
     },
 
+    /// Another index job is grouping this catalog's people ([`crate::Catalog::lock_people`]).
+    #[error(
+        "another index job is finding people in this catalog; try again when it is done: {}",
+        path.display()
+    )]
+    PeopleBusy { path: PathBuf },
+
     /// A catalog of a schema this build does not read: newer (a later DarkRoom wrote it) or
     /// older and not yet upgraded (the catalog thread upgrades it when it opens it).
     #[error("catalog schema {found} where this DarkRoom reads {reads}: {}", path.display())]
@@ -82,6 +89,7 @@ impl CatalogError {
                 reads: *reads,
                 path: path.clone(),
             },
+            CatalogError::PeopleBusy { path } => CatalogError::PeopleBusy { path: path.clone() },
             CatalogError::PersonOfAnotherEmbedder {
                 id,
                 owner,

@@ -198,6 +198,13 @@ pub struct JudgedFace {
     pub expression: Option<ExpressionRow>,
 }
 
+/// One index job's hold on a catalog's people ([`Catalog::lock_people`]); let go on drop.
+#[derive(Debug)]
+pub struct PeopleLock {
+    /// None: the file system could not lock.
+    _file: Option<std::fs::File>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct PersonRow {
     pub id: i64,
@@ -782,7 +789,37 @@ impl Catalog {
         Ok(out)
     }
 
-    /// The people found with this embedder.
+    /// Holds the catalog's people for one index job until the guard drops: a job reads every
+    /// person's centre when it starts and writes them back as it goes, so a second job at once
+    /// (the window and `darkroom index` on one catalog) would hand out the same new ids and
+    /// overwrite the first's centres. An exclusive lock on `CATALOG.people-lock` (beside the
+    /// catalog's real file, whatever link led to it), which the kernel lets go when the process
+    /// ends, however it ends. Where the file system cannot lock (some network mounts) jobs go
+    /// unguarded, as before there was a lock, rather than not at all.
+    pub fn lock_people(&self) -> Result<PeopleLock, CatalogError> {
+        let real = std::fs::canonicalize(self.path()).unwrap_or_else(|_| self.path().to_owned());
+        let mut name = real.into_os_string();
+        name.push(".people-lock");
+        let path = PathBuf::from(name);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|source| CatalogError::Io {
+                what: "cannot open the people lock",
+                source,
+                path: path.clone(),
+            })?;
+        match file.try_lock() {
+            Ok(()) => Ok(PeopleLock { _file: Some(file) }),
+            Err(std::fs::TryLockError::WouldBlock) => Err(CatalogError::PeopleBusy {
+                path: self.path().to_path_buf(),
+            }),
+            Err(std::fs::TryLockError::Error(_)) => Ok(PeopleLock { _file: None }),
+        }
+    }
+
     /// The id a new person of any embedder may take: after every person's (ids are the
     /// catalog's, not an embedder's).
     pub fn next_person_id(&self) -> Result<i64, CatalogError> {
@@ -793,6 +830,7 @@ impl Catalog {
             .map_err(self.db())
     }
 
+    /// The people found with this embedder.
     pub fn people(&self, embedder: &str) -> Result<Vec<PersonRow>, CatalogError> {
         let mut stmt = self
             .conn
@@ -997,5 +1035,19 @@ mod tests {
             .expect("store");
         assert_eq!(c.people("dlib_resnet").expect("people").len(), 1);
         assert_eq!(c.next_person_id().expect("id"), 3);
+    }
+
+    #[test]
+    fn one_index_job_at_a_time_holds_a_catalogs_people() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("catalog.sqlite");
+        let window = Catalog::open(&path, SidecarNaming::WithExtension).expect("open");
+        let cli = Catalog::open(&path, SidecarNaming::WithExtension).expect("open");
+        let held = window.lock_people().expect("the first job");
+        let err = cli.lock_people().expect_err("a second job at once");
+        assert!(matches!(err, CatalogError::PeopleBusy { .. }), "{err}");
+        assert!(err.to_string().contains("catalog.sqlite"), "{err}");
+        drop(held);
+        cli.lock_people().expect("once the first is done");
     }
 }

@@ -471,6 +471,10 @@ pub fn run(
         to_index: todo.len(),
     });
 
+    // Held to the end of the job, where it will find people: another job's at once would
+    // clash with these (the same new ids, each other's centres overwritten).
+    let finds_people = embedder_id.is_some() && todo.iter().any(|(_, pass)| *pass == Pass::Index);
+    let _people_lock = finds_people.then(|| catalog.lock_people()).transpose()?;
     let people = embedder_id
         .as_ref()
         .map(|id| -> Result<People, IndexError> {

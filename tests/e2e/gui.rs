@@ -10,7 +10,7 @@ use crate::snapshots::Snap;
 use crate::support::*;
 use darkroom_app::gui::pictures::Faces;
 use darkroom_app::gui::windows::settings::{
-    DETECTOR_TIERS, DetectorChoice, EngineKnobs, default_detector,
+    DETECTOR_TIERS, DetectorChoice, EngineKnobs, window_detector,
 };
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Picture, Setup, StatusSource, View};
@@ -186,6 +186,7 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
         models_dir: None,
         detectors: detector_choices(),
         detector: "scrfd_2.5g".into(),
+        detector_saved: None,
         blurry_below: 40.0,
         culling: Default::default(),
         model_mirror: None,
@@ -549,22 +550,11 @@ fn index_from_the_window(h: &mut Harness<'static, DarkRoom>) {
 fn people_on_a_fresh_install_from_the_window() {
     let dir = tempfile::tempdir().expect("tempdir");
     let shipped = shipped_models(dir.path());
-    let folder = dir.path().join("shoot");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {
-        std::fs::copy(
-            assets().join("corpus/face_recognition").join(p),
-            folder.join(p),
-        )
-        .expect("copy");
-    }
-    for p in ["grace_hopper.jpg", "astronaut.png"] {
-        std::fs::copy(photo(p), folder.join(p)).expect("copy");
-    }
+    let folder = one_person_in_three_photos(dir.path());
     let mut setup = live_setup_with(dir.path(), folder.clone(), shipped.clone());
-    // As `darkroom` starts with no saved settings: the tiers the models dir has.
+    // As `darkroom` starts with no detector chosen: the tiers the models dir has.
     setup.detectors = darkroom_app::gui::shell::detector_choices(&shipped);
-    setup.detector = default_detector(&setup.detectors);
+    setup.detector = window_detector(None, &setup.detectors);
     assert_eq!(setup.detector, "centerface");
     let mut h = build(setup);
     index_from_the_window(&mut h);

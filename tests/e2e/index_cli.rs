@@ -202,16 +202,7 @@ fn person_of_each_photo(report: &serde_json::Value) -> Vec<(String, i64)> {
 fn a_fresh_install_groups_people_with_the_models_it_ships() {
     let dir = tempfile::tempdir().expect("tempdir");
     let shipped = shipped_models(dir.path());
-    let folder = dir.path().join("shoot");
-    std::fs::create_dir_all(&folder).expect("mkdir");
-    for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {
-        std::fs::copy(
-            assets().join("corpus/face_recognition").join(p),
-            folder.join(p),
-        )
-        .expect("copy");
-    }
-    copy_photos(&folder, &["grace_hopper.jpg", "astronaut.png"]);
+    let folder = one_person_in_three_photos(dir.path());
     let out = run_ok(
         darkroom_on(Rt::Ort, dir.path())
             .env("DARKROOM_MODELS", &shipped)

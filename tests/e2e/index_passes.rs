@@ -55,6 +55,22 @@ fn the_first_pass_is_whole_before_any_subject_is_looked_for() {
         work_side: job::WORK_SIDE,
         thresholds: Thresholds::default(),
     };
+    // Another job holding this catalog's people (the window's, say): this one finds people
+    // too, so it stops before it writes anything.
+    let other = Catalog::open(&db, SidecarNaming::default()).expect("another job's catalog");
+    let held = other.lock_people().expect("the other job's hold");
+    let busy = job::run(
+        &config,
+        &mut models,
+        &mut catalog,
+        &Control::default(),
+        &mut |_| {},
+    )
+    .expect_err("a second job on the people at once");
+    assert!(busy.to_string().contains("another index job"), "{busy}");
+    assert!(catalog.indexed_of(&photos).expect("rows").is_empty());
+    drop(held);
+
     // Cancelled as the first pass ends: every photo's faces are in, no subject is.
     let control = Control::default();
     let mut heard = Vec::new();

@@ -177,6 +177,24 @@ pub fn shipped_models(dir: &Path) -> PathBuf {
     shipped
 }
 
+/// A folder `dir/shoot` of six photos for people on a fresh install: Obama in three
+/// (face_recognition's test photos), Biden, Grace Hopper and the astronaut once each.
+pub fn one_person_in_three_photos(dir: &Path) -> PathBuf {
+    let folder = dir.join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    for p in ["obama.jpg", "obama2.jpg", "obama3.jpg", "biden.jpg"] {
+        std::fs::copy(
+            assets().join("corpus/face_recognition").join(p),
+            folder.join(p),
+        )
+        .expect("copy");
+    }
+    for p in ["grace_hopper.jpg", "astronaut.png"] {
+        std::fs::copy(photo(p), folder.join(p)).expect("copy");
+    }
+    folder
+}
+
 /// How many of the built-in cards have their file in the fixture models dir (one engine, one
 /// tuning each).
 pub fn installed_models() -> usize {

@@ -377,11 +377,6 @@ def convert(dat_path: str, opset: int, ir_version: int):
     return model
 
 
-def means(dat_path: str) -> list[float]:
-    """The input layer's per-channel means (red, green, blue): the card's `mean`."""
-    return read(dat_path)[2]
-
-
 if __name__ == "__main__":
     import sys
 

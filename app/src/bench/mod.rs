@@ -46,6 +46,7 @@ pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngi
         models_dir: None,
         detectors: Vec::new(),
         detector: "scrfd_2.5g".into(),
+        detector_saved: None,
         blurry_below: 40.0,
         culling: Default::default(),
         model_mirror: None,

@@ -57,7 +57,10 @@ pub struct Setup {
     pub models_dir: Option<PathBuf>,
     /// The detector tiers and which are installed (looked up before the window opens).
     pub detectors: Vec<DetectorChoice>,
+    /// What index jobs use ([`super::windows::settings::window_detector`]).
     pub detector: String,
+    /// The detector the user chose in Settings, as saved (None: never chosen).
+    pub detector_saved: Option<String>,
     /// Sharpness under which a photo is marked blurry.
     pub blurry_below: f32,
     /// Moving on after a decision, and the proposal's rules.
@@ -98,6 +101,8 @@ pub struct DarkRoom {
     pub detectors: Vec<DetectorChoice>,
     /// The face detector new index jobs use.
     pub detector: String,
+    /// The user's choice, saved as it was: a fallback in `detector` is never saved as a choice.
+    pub(super) detector_saved: Option<String>,
     /// Sharpness under which a photo is marked blurry (Settings).
     pub blurry_below: f32,
     pub cull_settings: crate::services::CullSettings,
@@ -308,6 +313,7 @@ impl DarkRoom {
             knobs: setup.knobs,
             detectors: setup.detectors,
             detector: setup.detector,
+            detector_saved: setup.detector_saved,
             blurry_below: setup.blurry_below,
             cull_settings: setup.culling,
             zoom: Default::default(),

@@ -38,6 +38,7 @@ impl DarkRoom {
                 self.save_settings();
             }
             SettingsChange::Detector(id) => {
+                self.detector_saved = Some(id.clone());
                 self.detector = id;
                 self.save_settings();
             }
@@ -101,7 +102,7 @@ impl DarkRoom {
         let settings = crate::services::AppSettings {
             recent: self.recent.clone(),
             naming: self.naming,
-            detector: Some(self.detector.clone()),
+            detector: self.detector_saved.clone(),
             blurry_below: Some(self.blurry_below),
             culling: self.cull_settings,
             sidecar_words: self.words,

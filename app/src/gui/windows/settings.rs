@@ -57,10 +57,15 @@ pub const DETECTOR_TIERS: &[DetectorTier] = &[
 /// The default tier's detector.
 pub const DEFAULT_DETECTOR: &str = darkroom_index::models::DEFAULT_DETECTOR;
 
-/// The detector a window uses until the user picks one: the default tier's where it is
-/// installed, else the first installed tier that may be offered (a fresh install has only the
-/// detector the packages ship), else the default tier's (the window then points at Models).
-pub fn default_detector(choices: &[DetectorChoice]) -> String {
+/// The detector a window's jobs use: the one the user chose (`saved`), as `darkroom index`
+/// does (a choice not installed is said by the job, never swapped); with no choice, the
+/// default tier's where it is installed, else the first installed tier that may be offered (a
+/// fresh install has only the detector the packages ship), else the default tier's (the
+/// window then points at Models).
+pub fn window_detector(saved: Option<&str>, choices: &[DetectorChoice]) -> String {
+    if let Some(id) = saved {
+        return id.to_owned();
+    }
     let usable = |c: &&DetectorChoice| c.installed && c.offered(None);
     choices
         .iter()
@@ -516,4 +521,35 @@ fn settings_grid(ui: &mut egui::Ui, env: &WindowEnv<'_>) -> Option<SettingsChang
             });
     }
     change
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choices(installed: &[&str]) -> Vec<DetectorChoice> {
+        DETECTOR_TIERS
+            .iter()
+            .map(|t| DetectorChoice {
+                tier: *t,
+                installed: installed.contains(&t.model_id),
+                released: true,
+                recall: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_window_with_no_choice_uses_the_default_tier_else_what_is_installed() {
+        let all = choices(&["centerface", "scrfd_2.5g", "scrfd_10g"]);
+        assert_eq!(window_detector(None, &all), DEFAULT_DETECTOR);
+        let fresh = choices(&["centerface"]);
+        assert_eq!(window_detector(None, &fresh), "centerface");
+        // The int8 form is not offered before the backend says ONNX Runtime.
+        let int8 = choices(&["scrfd_2.5g_i8", "scrfd_10g"]);
+        assert_eq!(window_detector(None, &int8), "scrfd_10g");
+        assert_eq!(window_detector(None, &choices(&[])), DEFAULT_DETECTOR);
+        // A choice is kept, installed or not: the job says what is missing.
+        assert_eq!(window_detector(Some("scrfd_500m"), &fresh), "scrfd_500m");
+    }
 }
