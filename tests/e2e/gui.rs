@@ -601,6 +601,22 @@ fn people_on_a_fresh_install_from_the_window() {
         .collect();
     assert_eq!(shown, ["obama.jpg", "obama2.jpg", "obama3.jpg"]);
     h.snap("people_fresh_install");
+
+    // People × frames over his three photos: one row, his face in every frame.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::A);
+    h.key_press(Key::E);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::People);
+    for name in ["obama.jpg", "obama2.jpg", "obama3.jpg"] {
+        h.get_by_label(&format!("Pick this frame {name}"));
+    }
+    h.get_by_label(&format!("Person {obama}"));
+    assert_eq!(
+        h.query_all_by_label("not in this frame").count(),
+        0,
+        "one person in all three frames"
+    );
+    h.snap("people_across_fresh_install");
 }
 
 #[test]
