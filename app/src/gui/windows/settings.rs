@@ -59,9 +59,9 @@ pub const DEFAULT_DETECTOR: &str = darkroom_index::models::DEFAULT_DETECTOR;
 
 /// The detector a window's jobs use: the one the user chose (`saved`), as `darkroom index`
 /// does (a choice not installed is said by the job, never swapped); with no choice, the
-/// default tier's where it is installed, else the first installed tier that may be offered (a
-/// fresh install has only the detector the packages ship), else the default tier's (the
-/// window then points at Models).
+/// default tier's where it is installed and may be offered (released, and on every runtime),
+/// else the first installed tier that may be (a fresh install has only the detector the
+/// packages ship), else the default tier's (the window then points at Models).
 pub fn window_detector(saved: Option<&str>, choices: &[DetectorChoice]) -> String {
     if let Some(id) = saved {
         return id.to_owned();
@@ -549,6 +549,12 @@ mod tests {
         let int8 = choices(&["scrfd_2.5g_i8", "scrfd_10g"]);
         assert_eq!(window_detector(None, &int8), "scrfd_10g");
         assert_eq!(window_detector(None, &choices(&[])), DEFAULT_DETECTOR);
+        // A default tier installed but with no passing release record is not offered.
+        let mut unreleased = choices(&["centerface", "scrfd_2.5g"]);
+        for c in &mut unreleased {
+            c.released = c.tier.model_id != DEFAULT_DETECTOR;
+        }
+        assert_eq!(window_detector(None, &unreleased), "centerface");
         // A choice is kept, installed or not: the job says what is missing.
         assert_eq!(window_detector(Some("scrfd_500m"), &fresh), "scrfd_500m");
     }
