@@ -9,9 +9,7 @@ use std::time::{Duration, Instant};
 use crate::snapshots::Snap;
 use crate::support::*;
 use darkroom_app::gui::pictures::Faces;
-use darkroom_app::gui::windows::settings::{
-    DETECTOR_TIERS, DetectorChoice, EngineKnobs, window_detector,
-};
+use darkroom_app::gui::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use darkroom_app::gui::workers::PickFolder;
 use darkroom_app::gui::{DarkRoom, Overlay, Picture, Setup, StatusSource, View};
 use darkroom_catalog::{Catalog, Flag, SidecarNaming};
@@ -185,7 +183,6 @@ pub(crate) fn setup(dir: &Path, folder: Option<PathBuf>, status: StatusSource) -
         on_first_frame: Vec::new(),
         models_dir: None,
         detectors: detector_choices(),
-        detector: "scrfd_2.5g".into(),
         detector_saved: None,
         blurry_below: 40.0,
         culling: Default::default(),
@@ -554,9 +551,12 @@ fn people_on_a_fresh_install_from_the_window() {
     let mut setup = live_setup_with(dir.path(), folder.clone(), shipped.clone());
     // As `darkroom` starts with no detector chosen: the tiers the models dir has.
     setup.detectors = darkroom_app::gui::shell::detector_choices(&shipped);
-    setup.detector = window_detector(None, &setup.detectors);
-    assert_eq!(setup.detector, "centerface");
     let mut h = build(setup);
+    assert_eq!(
+        h.state().detector,
+        "centerface",
+        "the one detector installed"
+    );
     index_from_the_window(&mut h);
     let catalog = Catalog::open(
         &dir.path().join("catalog.sqlite"),
@@ -603,9 +603,15 @@ fn people_on_a_fresh_install_from_the_window() {
     assert_eq!(shown, ["obama.jpg", "obama2.jpg", "obama3.jpg"]);
     h.snap("people_fresh_install");
 
-    // People × frames over his three photos: one row, his face in every frame.
-    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::A);
-    h.key_press(Key::E);
+    // People × frames over his three photos, asked in the frame that selects them: one row,
+    // his face in every frame.
+    crate::gui_pace::keys_in_one_frame(
+        &mut h,
+        &[
+            (Key::A, egui::Modifiers::COMMAND),
+            (Key::E, egui::Modifiers::NONE),
+        ],
+    );
     settle(&mut h);
     assert_eq!(h.state().cull.view, View::People);
     for name in ["obama.jpg", "obama2.jpg", "obama3.jpg"] {

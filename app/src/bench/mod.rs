@@ -45,7 +45,6 @@ pub fn headless_setup(dir: &Path, name: &str, folder: PathBuf) -> (Setup, NoEngi
         on_first_frame: Vec::new(),
         models_dir: None,
         detectors: Vec::new(),
-        detector: "scrfd_2.5g".into(),
         detector_saved: None,
         blurry_below: 40.0,
         culling: Default::default(),

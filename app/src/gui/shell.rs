@@ -8,7 +8,7 @@ use anyhow::Context;
 use darkroom_engine::Backend;
 
 use super::state::{DarkRoom, Setup, StatusSource};
-use super::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs, window_detector};
+use super::windows::settings::{DETECTOR_TIERS, DetectorChoice, EngineKnobs};
 use super::{num_threads, workers};
 use crate::services::AppSettings;
 
@@ -198,7 +198,6 @@ pub fn run(
         inference_dir: Some(inference_dir),
         pick_folder: workers::system_folder_dialog(),
         on_first_frame: vec![Box::new(start)],
-        detector: window_detector(settings.detector.as_deref(), &detectors),
         detector_saved: settings.detector.clone(),
         detectors,
         blurry_below: settings

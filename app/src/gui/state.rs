@@ -16,7 +16,7 @@ use super::intent::Intent;
 use super::notices::Notices;
 use super::pictures::{Gallery, Slot};
 use super::tasks::{Latest, Task, Waker};
-use super::windows::settings::{DetectorChoice, EngineKnobs};
+use super::windows::settings::{DetectorChoice, EngineKnobs, window_detector};
 use super::windows::{Overlay, Windows};
 use super::workers::{self, Cancel};
 use darkroom_index::culling::{Culling, DecisionJob, EntryId, View};
@@ -57,9 +57,8 @@ pub struct Setup {
     pub models_dir: Option<PathBuf>,
     /// The detector tiers and which are installed (looked up before the window opens).
     pub detectors: Vec<DetectorChoice>,
-    /// What index jobs use ([`super::windows::settings::window_detector`]).
-    pub detector: String,
-    /// The detector the user chose in Settings, as saved (None: never chosen).
+    /// The detector the user chose in Settings, as saved (None: never chosen). Index jobs use
+    /// it, else the default among `detectors` ([`super::windows::settings::window_detector`]).
     pub detector_saved: Option<String>,
     /// Sharpness under which a photo is marked blurry.
     pub blurry_below: f32,
@@ -311,8 +310,8 @@ impl DarkRoom {
             write_to_cards: setup.write_to_cards,
             status: setup.status,
             knobs: setup.knobs,
+            detector: window_detector(setup.detector_saved.as_deref(), &setup.detectors),
             detectors: setup.detectors,
-            detector: setup.detector,
             detector_saved: setup.detector_saved,
             blurry_below: setup.blurry_below,
             cull_settings: setup.culling,
