@@ -10,6 +10,7 @@ use std::path::Path;
 
 use exif::{Exif, Field, In, Value};
 
+use crate::af::{self, Af};
 use crate::error::LibraryError;
 use crate::formats;
 use crate::preview;
@@ -31,6 +32,10 @@ pub struct Facts {
     pub auto_bracket: bool,
     /// The body's serial number (BodySerialNumber): two bodies of one model told apart.
     pub serial: Option<String>,
+    /// The EXIF orientation (1–8: how the photo is turned and flipped for showing).
+    pub orientation: Option<u16>,
+    /// Where the camera focused, from its maker notes; None where they hold no AF record.
+    pub af: Option<Af>,
 }
 
 // EXIF tag numbers (CIPA DC-008): matched by number, since a CR3's CMT2 block holds the EXIF
@@ -48,6 +53,10 @@ const BODY_SERIAL_NUMBER: u16 = 0xA431;
 /// ExposureMode's value for "auto bracket" (0 auto, 1 manual, 2 auto bracket).
 const EXPOSURE_MODE_AUTO_BRACKET: u32 = 2;
 const LENS_MODEL: u16 = 0xA434;
+const ORIENTATION: u16 = 0x0112;
+const MAKER_NOTE: u16 = 0x927C;
+const PIXEL_X_DIMENSION: u16 = 0xA002;
+const PIXEL_Y_DIMENSION: u16 = 0xA003;
 
 impl Facts {
     pub fn is_empty(&self) -> bool {
@@ -128,7 +137,7 @@ pub fn read(path: &Path) -> Result<Facts, LibraryError> {
         let file = crate::regular::open_photo(path)
             .map_err(|e| LibraryError::io("cannot read", path, &e))?;
         let found = tolerant(reader().read_from_container(&mut std::io::BufReader::new(file)));
-        return Ok(facts_of(&found.into_iter().collect::<Vec<_>>()));
+        return Ok(facts_of(&found.into_iter().collect::<Vec<_>>(), &[]));
     }
     // A RAW's EXIF is in its first blocks (a CR3's CMT boxes within 64 KiB, a TIFF-based
     // RAW's IFDs): its head is read first, more only when the head names neither the camera
@@ -178,7 +187,11 @@ pub fn from_bytes(data: &[u8], raw: bool) -> Facts {
     {
         found.extend(in_container(jpeg));
     }
-    facts_of(&found)
+    let maker_blocks: Vec<&[u8]> = preview::maker_note_blocks(data)
+        .into_iter()
+        .filter_map(|r| data.get(r))
+        .collect();
+    facts_of(&found, &maker_blocks)
 }
 
 /// A reader that goes on past a damaged entry: it costs that entry, not the rest.
@@ -196,7 +209,8 @@ fn in_container(data: &[u8]) -> Option<Exif> {
     tolerant(reader().read_from_container(&mut Cursor::new(data)))
 }
 
-fn facts_of(found: &[Exif]) -> Facts {
+/// `maker_blocks`: maker notes kept outside the EXIF, as TIFF blocks of their own (a CR3's).
+fn facts_of(found: &[Exif], maker_blocks: &[&[u8]]) -> Facts {
     // The primary image's entry first, then any other (a CR3's EXIF block, a thumbnail's).
     let field = |number: u16| {
         let primary = found
@@ -236,7 +250,73 @@ fn facts_of(found: &[Exif]) -> Facts {
             .and_then(|f| f.value.get_uint(0))
             .is_some_and(|m| m == EXPOSURE_MODE_AUTO_BRACKET),
         serial: field(BODY_SERIAL_NUMBER).and_then(text),
+        orientation: field(ORIENTATION)
+            .and_then(|f| f.value.get_uint(0))
+            .and_then(|o| u16::try_from(o).ok())
+            .filter(|o| (1..=8).contains(o)),
+        af: af_of(found, maker_blocks, &field),
     }
+}
+
+/// The AF points in the maker notes: the EXIF's MakerNote, else a block of its own.
+fn af_of<'a>(
+    found: &'a [Exif],
+    maker_blocks: &[&[u8]],
+    field: &dyn Fn(u16) -> Option<&'a Field>,
+) -> Option<Af> {
+    let raw_text = |number| {
+        field(number).and_then(|f| match &f.value {
+            Value::Ascii(parts) => parts.first().map(|p| {
+                String::from_utf8_lossy(p)
+                    .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+                    .to_owned()
+            }),
+            _ => None,
+        })
+    };
+    let make = raw_text(MAKE)?;
+    let model = raw_text(MODEL).unwrap_or_default();
+    let dimension = |number| field(number).and_then(|f| f.value.get_uint(0));
+    let ctx = af::Context {
+        make: &make,
+        model: &model,
+        exif_size: dimension(PIXEL_X_DIMENSION).zip(dimension(PIXEL_Y_DIMENSION)),
+        orientation: field(ORIENTATION)
+            .and_then(|f| f.value.get_uint(0))
+            .and_then(|o| u8::try_from(o).ok())
+            .and_then(image::metadata::Orientation::from_exif)
+            .unwrap_or(image::metadata::Orientation::NoTransforms),
+    };
+    let in_exif = found.iter().find_map(|exif| {
+        let note = exif.fields().find(|f| f.tag.number() == MAKER_NOTE)?;
+        let Value::Undefined(bytes, offset) = &note.value else {
+            return None;
+        };
+        af::read(
+            &af::Note {
+                tiff: exif.buf(),
+                little: exif.little_endian(),
+                start: usize::try_from(*offset).ok()?,
+                len: bytes.len(),
+                own_tiff: false,
+            },
+            &ctx,
+        )
+    });
+    in_exif.or_else(|| {
+        maker_blocks.iter().find_map(|block| {
+            af::read(
+                &af::Note {
+                    tiff: block,
+                    little: true,
+                    start: 0,
+                    len: block.len(),
+                    own_tiff: true,
+                },
+                &ctx,
+            )
+        })
+    })
 }
 
 fn ratio(n: u32, d: u32) -> f64 {
@@ -323,6 +403,8 @@ mod tests {
             exposure_bias: Some(-2.0 / 3.0),
             auto_bracket: true,
             serial: Some("012345".into()),
+            orientation: None,
+            af: None,
         };
         assert_eq!(
             f.line(),

@@ -3,6 +3,7 @@
 //! memory limits, cached thumbnails, and handing photos off to another folder. No inference
 //! here: the engine depends on this crate for decoding, not the other way round.
 
+pub mod af;
 pub mod budget;
 pub mod card;
 pub mod clock;

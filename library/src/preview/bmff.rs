@@ -2,7 +2,8 @@
 //! Canon EOS R6 file in exiv2's test data (and as exiftool reads them):
 //!
 //! - `moov/uuid(85c0b687-…)` holds `CMT1` (IFD0 as a TIFF block: orientation), `CMT2` (the
-//!   EXIF IFD: DateTimeOriginal, SubSecTimeOriginal) and `THMB` (a 160×120 JPEG);
+//!   EXIF IFD: DateTimeOriginal, SubSecTimeOriginal), `CMT3` (Canon's maker notes: the AF
+//!   points) and `THMB` (a 160×120 JPEG);
 //! - a top-level `uuid(eaf42b5e-…)` holds `PRVW` (a 1620×1080 JPEG, exiftool's PreviewImage);
 //! - `moov/trak[0]` points (`co64`, `stsz`) at the full-size JPEG in `mdat` (JpgFromRaw).
 //!
@@ -166,6 +167,7 @@ impl Walker<'_> {
                         found.exif_blocks.push(b.body.clone());
                     }
                 }
+                b"CMT3" => found.maker_notes.push(b.body.clone()),
                 b"THMB" | b"PRVW" => jpeg_in(data, &b.body)
                     .into_iter()
                     .for_each(|r| found.add_jpeg(r)),

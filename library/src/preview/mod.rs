@@ -151,6 +151,15 @@ pub fn exif_blocks(data: &[u8]) -> Vec<Range<usize>> {
     }
 }
 
+/// A CR3's CMT3 box: a TIFF block whose IFD0 is Canon's maker notes, which no EXIF reader
+/// finds on its own. Offsets into `data`.
+pub fn maker_note_blocks(data: &[u8]) -> Vec<Range<usize>> {
+    match container(data) {
+        Some(Container::Cr3) => parse(data).map(|f| f.maker_notes).unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
 /// The file's orientation tag (a RAW's applies to its previews), whatever the container.
 pub fn orientation(data: &[u8]) -> Option<Orientation> {
     orientation_of(parse(data)?.orientation)

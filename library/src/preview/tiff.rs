@@ -58,6 +58,9 @@ pub(super) struct Found {
     /// TIFF blocks that hold the file's EXIF and that no EXIF reader finds on its own (a
     /// CR3's CMT1 and CMT2 boxes), as offsets into the file.
     pub exif_blocks: Vec<Range<usize>>,
+    /// A TIFF block whose IFD0 is the maker's notes (a CR3's CMT3 box), as offsets into the
+    /// file.
+    pub maker_notes: Vec<Range<usize>>,
 }
 
 /// IFDs visited at most, and sub-IFD pointers followed per entry: real files have a handful.

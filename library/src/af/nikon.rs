@@ -1,0 +1,264 @@
+//! Nikon: AFInfo2 (maker-note tag 0xb7), a byte record whose layout follows its version and
+//! its AF systems. Where the camera focused by contrast detection (live view, the Z bodies)
+//! the record holds the AF area as a box in an AF image of AFImageWidth × AFImageHeight; the
+//! phase-detect points of a DSLR's viewfinder are named by bit masks over the body's grid,
+//! with no position in the file, so DarkRoom reports their masks and mode but draws none.
+//! Older bodies write AFInfo (0x88): the mode and the points of an 11-point grid.
+
+use super::ifd::{Ifd, Order, order_mark};
+use super::{AfPoint, Context, Found, Note, hex_bytes};
+
+const AF_INFO: u16 = 0x88;
+const AF_INFO2: u16 = 0xb7;
+
+/// AFInfo2's AFAreaMode in exiftool's words, without contrast-detect AF.
+const PHASE_MODES: &[(u8, &str)] = &[
+    (0, "Single Area"),
+    (1, "Dynamic Area"),
+    (2, "Dynamic Area (closest subject)"),
+    (3, "Group Dynamic"),
+    (4, "Dynamic Area (9 points)"),
+    (5, "Dynamic Area (21 points)"),
+    (6, "Dynamic Area (51 points)"),
+    (7, "Dynamic Area (51 points, 3D-tracking)"),
+    (8, "Auto-area"),
+    (9, "Dynamic Area (3D-tracking)"),
+    (10, "Single Area (wide)"),
+    (11, "Dynamic Area (wide)"),
+    (12, "Dynamic Area (wide, 3D-tracking)"),
+    (13, "Group Area"),
+    (14, "Dynamic Area (25 points)"),
+    (15, "Dynamic Area (72 points)"),
+    (16, "Group Area (HL)"),
+    (17, "Group Area (VL)"),
+    (18, "Dynamic Area (49 points)"),
+    (128, "Single"),
+    (129, "Auto (41 points)"),
+    (130, "Subject Tracking (41 points)"),
+    (131, "Face Priority (41 points)"),
+    (192, "Pinpoint"),
+    (193, "Single"),
+    (195, "Wide (S)"),
+    (196, "Wide (L)"),
+    (197, "Auto"),
+];
+
+/// AFInfo2's AFAreaMode in exiftool's words, with contrast-detect AF on.
+const CONTRAST_MODES: &[(u8, &str)] = &[
+    (0, "Contrast-detect"),
+    (1, "Contrast-detect (normal area)"),
+    (2, "Contrast-detect (wide area)"),
+    (3, "Contrast-detect (face priority)"),
+    (4, "Contrast-detect (subject tracking)"),
+    (128, "Single"),
+    (129, "Auto (41 points)"),
+    (130, "Subject Tracking (41 points)"),
+    (131, "Face Priority (41 points)"),
+    (192, "Pinpoint"),
+    (193, "Single"),
+    (194, "Dynamic"),
+    (195, "Wide (S)"),
+    (196, "Wide (L)"),
+    (197, "Auto"),
+    (198, "Auto (People)"),
+    (199, "Auto (Animal)"),
+    (200, "Normal-area AF"),
+    (201, "Wide-area AF"),
+    (202, "Face-priority AF"),
+    (203, "Subject-tracking AF"),
+    (204, "Dynamic Area (S)"),
+    (205, "Dynamic Area (M)"),
+    (206, "Dynamic Area (L)"),
+    (207, "3D-tracking"),
+];
+
+/// AFInfo's AFAreaMode (older bodies).
+const OLD_MODES: &[(u8, &str)] = &[
+    (0, "Single Area"),
+    (1, "Dynamic Area"),
+    (2, "Dynamic Area (closest subject)"),
+    (3, "Group Dynamic"),
+    (4, "Single Area (wide)"),
+    (5, "Dynamic Area (wide)"),
+];
+
+fn words(table: &[(u8, &str)], v: u8) -> Option<String> {
+    table
+        .iter()
+        .find(|(k, _)| *k == v)
+        .map(|(_, w)| (*w).to_owned())
+}
+
+/// The maker's directory: after "Nikon\0" and a TIFF header of its own (type 3, every body
+/// since the D100), after "Nikon\0\x01\0" (type 1, early Coolpix), or at the note's start.
+fn directory<'a>(note: &Note<'a>) -> Option<Ifd<'a>> {
+    let tiff = note.tiff;
+    let at = note.start;
+    let body = tiff.get(at..at + note.len)?;
+    if body.starts_with(b"Nikon\0\x02") {
+        let header = at + 10;
+        let order = order_mark(tiff, header)?;
+        let first = usize::try_from(order.u32(tiff, header + 4)?).ok()?;
+        return Some(Ifd::new(tiff, header.checked_add(first)?, header, order));
+    }
+    let order = Order {
+        little: note.little,
+    };
+    if body.starts_with(b"Nikon\0\x01") {
+        return Some(Ifd::new(tiff, at + 8, 0, order));
+    }
+    Some(Ifd::new(tiff, at, 0, order))
+}
+
+pub(super) fn read(note: &Note<'_>, _ctx: &Context<'_>) -> Option<Found> {
+    let ifd = directory(note)?;
+    if let Some(e) = ifd.get(AF_INFO2) {
+        return Some(af_info2(e.bytes, e.order));
+    }
+    let e = ifd.get(AF_INFO)?;
+    let mut found = Found::default();
+    let b = e.bytes;
+    let (Some(&mode), Some(&point), Some(in_focus)) = (b.first(), b.get(1), e.order.u16(b, 2))
+    else {
+        return Some(found);
+    };
+    found.mode = words(OLD_MODES, mode);
+    found.field("AFAreaMode", mode.to_string());
+    found.field("AFPoint", point.to_string());
+    found.field("AFPointsInFocus", in_focus.to_string());
+    Some(found)
+}
+
+/// How many bytes AFPointsUsed spans for each PhaseDetectAF value (its AF system's grid).
+fn mask_len(phase_detect: u8) -> usize {
+    match phase_detect {
+        3 => 5,
+        4 => 17,
+        5 => 21,
+        6 => 29,
+        7 => 20,
+        _ => 7,
+    }
+}
+
+fn af_info2(b: &[u8], order: Order) -> Found {
+    let mut found = Found::default();
+    let (Some(version), Some(&contrast), Some(&mode), Some(&phase)) =
+        (b.get(0..4), b.get(4), b.get(5), b.get(6))
+    else {
+        return found;
+    };
+    let version = String::from_utf8_lossy(version).into_owned();
+    let v03 = version.starts_with("03");
+    found.mode = if contrast == 0 {
+        words(PHASE_MODES, mode)
+    } else {
+        words(CONTRAST_MODES, mode)
+    };
+    found.field("AFInfo2Version", version.clone());
+    found.field("ContrastDetectAF", contrast.to_string());
+    found.field("AFAreaMode", mode.to_string());
+    found.field("PhaseDetectAF", phase.to_string());
+    // Where exiftool's conditions put PrimaryAFPoint and AFPointsUsed for this version.
+    if !v03
+        && (phase < 7 || version == "0100")
+        && let Some(p) = b.get(7)
+    {
+        found.field("PrimaryAFPoint", p.to_string());
+    }
+    if !v03 {
+        if phase == 2 {
+            if let Some(mask) = b.get(8..10) {
+                found.field("AFPointsUsed", u16::from_le_bytes([mask[0], mask[1]]).to_string());
+            }
+        } else if let Some(mask) = b.get(8..8 + mask_len(phase)) {
+            found.field("AFPointsUsed", hex_bytes(mask));
+        }
+    }
+    // The 153-point bodies (D5, D500, D850) add the chosen and in-focus points' masks.
+    if version == "0101" && phase == 7 {
+        for (name, at) in [("AFPointsSelected", 0x1c), ("AFPointsInFocus", 0x30)] {
+            if let Some(mask) = b.get(at..at + 20) {
+                found.field(name, hex_bytes(mask));
+            }
+        }
+        if let Some(p) = b.get(0x44) {
+            found.field("PrimaryAFPoint", p.to_string());
+        }
+    }
+    // The contrast-detect box: centre and size in the AF image, and whether it was in focus.
+    let (box_at, in_focus_at) = match version.as_str() {
+        "0100" => (Some(0x10), Some(0x1c)),
+        "0101" if contrast == 1 => (Some(0x46), Some(0x52)),
+        _ => (None, None),
+    };
+    let u16_at = |at: usize| order.u16(b, at).filter(|&v| v != 0);
+    if let Some(at) = box_at {
+        let vals: Vec<Option<u16>> = (0..6).map(|i| u16_at(at + 2 * i)).collect();
+        for (name, v) in [
+            "AFImageWidth",
+            "AFImageHeight",
+            "AFAreaXPosition",
+            "AFAreaYPosition",
+            "AFAreaWidth",
+            "AFAreaHeight",
+        ]
+        .into_iter()
+        .zip(&vals)
+        {
+            if let Some(v) = v {
+                found.field(name, v.to_string());
+            }
+        }
+        let in_focus = in_focus_at.and_then(|i| b.get(i)).copied();
+        if let Some(f) = in_focus {
+            found.field("ContrastDetectAFInFocus", f.to_string());
+        }
+        if let [Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)] = vals[..] {
+            area(&mut found, [w, h, x, y, aw, ah], in_focus.map(|f| f == 1));
+        }
+    } else if v03 {
+        let w = u16_at(0x2a);
+        let h = u16_at(0x2c);
+        let positioned = contrast == 2 || contrast == 1 && version.starts_with("0301");
+        let (x, y) = if positioned {
+            (u16_at(0x2e), u16_at(0x30))
+        } else {
+            (None, None)
+        };
+        let (aw, ah) = (u16_at(0x32), u16_at(0x34));
+        for (name, v) in [
+            ("AFImageWidth", w),
+            ("AFImageHeight", h),
+            ("AFAreaXPosition", x),
+            ("AFAreaYPosition", y),
+            ("AFAreaWidth", aw),
+            ("AFAreaHeight", ah),
+        ] {
+            if let Some(v) = v {
+                found.field(name, v.to_string());
+            }
+        }
+        if let (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) = (w, h, x, y, aw, ah) {
+            area(&mut found, [w, h, x, y, aw, ah], None);
+        }
+    }
+    found
+}
+
+fn area(found: &mut Found, [w, h, x, y, aw, ah]: [u16; 6], in_focus: Option<bool>) {
+    let (fw, fh) = (f32::from(w), f32::from(h));
+    let (x, y, aw, ah) = (f32::from(x), f32::from(y), f32::from(aw), f32::from(ah));
+    found.frame = Some((u32::from(w), u32::from(h)));
+    found.points.push(AfPoint {
+        rect: [
+            (x - aw / 2.0) / fw,
+            (y - ah / 2.0) / fh,
+            (x + aw / 2.0) / fw,
+            (y + ah / 2.0) / fh,
+        ],
+        sized: true,
+        in_focus,
+        selected: true,
+    });
+}
