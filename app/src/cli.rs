@@ -7,7 +7,7 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, clock, decide, export, faces, index, ingest, ladder_worker, models, parity, people,
+    backend, clock, decide, export, faces, facts, index, ingest, ladder_worker, models, parity, people,
     probe, propose, subject, thumbnails,
 };
 
@@ -57,6 +57,10 @@ pub enum Command {
     /// Bring a card's photos onto the working drive and backups: renamed by a pattern, each
     /// copy verified, nothing copied twice.
     Ingest(ingest::Args),
+    /// What DarkRoom reads from each file: camera, serial, lens, exposure, capture time,
+    /// orientation, and where the camera focused (AF mode and points, in pixels) from the
+    /// maker notes, to hold against exiftool.
+    Facts(facts::Args),
     /// Several cameras, one shoot: each body's clock correction, entered or worked out from
     /// two frames of the same moment; bursts, scenes and sorting use the corrected times.
     Clock(clock::Args),
@@ -148,6 +152,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Decide(args) => decide::run(args),
         Command::Ingest(args) => ingest::run(args),
         Command::Clock(args) => clock::run(args),
+        Command::Facts(args) => facts::run(args),
         Command::People(args) => people::run(args),
         Command::Export(args) => export::run(args),
         Command::Models { command } => models::run(command),

@@ -11,7 +11,7 @@ use crate::decision::{Change, Decision, Flag, Label};
 use crate::error::CatalogError;
 use crate::sidecar::{self, SidecarNaming};
 
-const SCHEMA_VERSION: i32 = 9;
+const SCHEMA_VERSION: i32 = 10;
 
 /// How long a connection waits for another's lock (the catalog thread's commit, an upgrade).
 const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
@@ -497,6 +497,26 @@ impl Catalog {
             ("faces", "head_pitch", "REAL"),
         ] {
             if version < 9
+                && tx
+                    .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
+                    .is_err()
+            {
+                tx.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))
+                    .map_err(db)?;
+            }
+        }
+        // Rows measured before version 10 have no AF area: the next index measures them again
+        // (measures 7) without detecting again. The area is where the camera focused, as
+        // fractions of the photo as shown; its sharpness on the photo's scale.
+        for (table, column, kind) in [
+            ("indexed", "af_x0", "REAL"),
+            ("indexed", "af_y0", "REAL"),
+            ("indexed", "af_x1", "REAL"),
+            ("indexed", "af_y1", "REAL"),
+            ("indexed", "af_sharpness", "REAL"),
+            ("indexed", "af_mode", "TEXT"),
+        ] {
+            if version < 10
                 && tx
                     .prepare(&format!("SELECT {column} FROM {table} LIMIT 0"))
                     .is_err()

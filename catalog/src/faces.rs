@@ -100,6 +100,19 @@ pub struct ExposureRow {
     pub auto_bracket: bool,
 }
 
+/// Where the camera focused, from the file's maker notes (`darkroom_library::af`), and how
+/// sharp the photo is there.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct AfRow {
+    /// Left, top, right, bottom as fractions of the photo as shown.
+    pub area: [f32; 4],
+    /// The AF area mode in the camera's words.
+    pub mode: Option<String>,
+    /// Sharpness inside the area, on the photo's scale ([`PhotoIndex::sharpness`]'s); None
+    /// when too little of the area is inside the photo to measure.
+    pub sharpness: Option<f32>,
+}
+
 /// What a face is doing, as the face mesh measured it (`darkroom_engine::face::Expression`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ExpressionRow {
@@ -161,6 +174,9 @@ pub struct PhotoIndex {
     /// The share of the photo each class of the scene model covers, largest first; empty when
     /// no scene model ran.
     pub scene_classes: Vec<(String, f32)>,
+    /// Where the camera focused, where its file records it (None too in a row measured before
+    /// measures 7).
+    pub af: Option<AfRow>,
 }
 
 /// What a second look at an indexed photo measured (the faces' rows stay as they are).
@@ -177,6 +193,7 @@ pub struct Remeasured {
     pub look: LookRow,
     pub exposure: ExposureRow,
     pub scene_classes: Vec<(String, f32)>,
+    pub af: Option<AfRow>,
 }
 
 /// A person as `darkroom people` lists them.
@@ -387,6 +404,25 @@ fn put_look(
     Ok(())
 }
 
+fn put_af(tx: &rusqlite::Transaction<'_>, photo: i64, af: Option<&AfRow>) -> rusqlite::Result<()> {
+    let area = |i: usize| af.map(|a| a.area[i]);
+    tx.execute(
+        "UPDATE indexed SET af_x0 = ?2, af_y0 = ?3, af_x1 = ?4, af_y1 = ?5, af_sharpness = ?6,
+             af_mode = ?7
+         WHERE photo = ?1",
+        params![
+            photo,
+            area(0),
+            area(1),
+            area(2),
+            area(3),
+            af.and_then(|a| a.sharpness),
+            af.and_then(|a| a.mode.as_deref())
+        ],
+    )?;
+    Ok(())
+}
+
 fn put_scene_classes(
     tx: &rusqlite::Transaction<'_>,
     photo: i64,
@@ -512,6 +548,7 @@ impl Catalog {
         }
         put_subject(&tx, id, index.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, index.look.as_ref(), &index.exposure).map_err(db)?;
+        put_af(&tx, id, index.af.as_ref()).map_err(db)?;
         tx.execute(
             "UPDATE indexed SET scene = ?2, body = ?3, mesh = ?4 WHERE photo = ?1",
             params![id, s.scene, index.body, s.mesh],
@@ -603,6 +640,7 @@ impl Catalog {
         }
         put_subject(&tx, id, measured.subject.as_ref()).map_err(db)?;
         put_look(&tx, id, Some(&measured.look), &measured.exposure).map_err(db)?;
+        put_af(&tx, id, measured.af.as_ref()).map_err(db)?;
         tx.commit().map_err(db)?;
         Ok(true)
     }
@@ -672,7 +710,8 @@ impl Catalog {
                     i.measures, i.layout, i.thumb, i.black, i.white, i.clipped, i.contrast,
                     i.bias, i.ev, i.auto_bracket, i.scene, i.body, i.mesh,
                     COALESCE((SELECT c.offset_s FROM clocks c WHERE c.body = i.body), 0)
-                      - COALESCE((SELECT s.offset_s FROM shifted s WHERE s.path = p.path), 0)
+                      - COALESCE((SELECT s.offset_s FROM shifted s WHERE s.path = p.path), 0),
+                    i.af_x0, i.af_y0, i.af_x1, i.af_y1, i.af_sharpness, i.af_mode
              FROM indexed i JOIN photos p ON p.id = i.photo WHERE {condition} ORDER BY p.path"
         );
         let mut stmt = self.conn.prepare(&sql).map_err(self.db())?;
@@ -723,6 +762,19 @@ impl Catalog {
                             auto_bracket: r.get::<_, i64>(23)? != 0,
                         },
                         scene_classes: Vec::new(),
+                        af: match (
+                            r.get::<_, Option<f32>>(28)?,
+                            r.get::<_, Option<f32>>(29)?,
+                            r.get::<_, Option<f32>>(30)?,
+                            r.get::<_, Option<f32>>(31)?,
+                        ) {
+                            (Some(x0), Some(y0), Some(x1), Some(y1)) => Some(AfRow {
+                                area: [x0, y0, x1, y1],
+                                sharpness: r.get(32)?,
+                                mode: r.get(33)?,
+                            }),
+                            _ => None,
+                        },
                     },
                 ))
             })
@@ -926,6 +978,7 @@ pub(crate) fn test_row(size: u64, mtime_ns: i64) -> PhotoIndex {
         look: None,
         exposure: ExposureRow::default(),
         scene_classes: Vec::new(),
+        af: None,
     }
 }
 
@@ -945,6 +998,48 @@ mod tests {
             sharpness,
             background: Some(10.0),
         }
+    }
+
+    /// Where the camera focused is kept with the row, measured again with it, and gone when a
+    /// new look finds none.
+    #[test]
+    fn the_af_area_is_stored_and_measured_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut c =
+            Catalog::open(&dir.path().join("c.sqlite"), SidecarNaming::default()).expect("open");
+        let a = dir.path().join("a.jpg");
+        let af = AfRow {
+            area: [0.25, 0.5, 0.375, 0.625],
+            mode: Some("Single Point".into()),
+            sharpness: Some(123.5),
+        };
+        let row = PhotoIndex {
+            af: Some(af.clone()),
+            ..test_row(100, 7)
+        };
+        c.store_index(&a, &row, &[]).expect("store");
+        let read = |c: &Catalog| c.photo_index(&a).expect("read").expect("indexed");
+        assert_eq!(read(&c).af, Some(af.clone()));
+        let again = |af: Option<AfRow>| Remeasured {
+            stamp: row.stamp.clone(),
+            body: None,
+            subject: None,
+            eyes: Vec::new(),
+            judged: None,
+            look: LookRow::default(),
+            exposure: ExposureRow::default(),
+            scene_classes: Vec::new(),
+            af,
+        };
+        let sharper = AfRow {
+            sharpness: Some(200.0),
+            mode: None,
+            ..af
+        };
+        assert!(c.store_measures(&a, &again(Some(sharper.clone()))).expect("store"));
+        assert_eq!(read(&c).af, Some(sharper));
+        assert!(c.store_measures(&a, &again(None)).expect("store"));
+        assert_eq!(read(&c).af, None);
     }
 
     /// The second pass's subject lands on the row of the file it decoded, with the segmenter

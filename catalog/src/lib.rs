@@ -21,7 +21,7 @@ pub use db::{Catalog, Changed, ImportOutcome};
 pub use decision::{Change, ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
 pub use faces::{
-    ExposureRow, ExpressionRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES, PeopleLock,
+    AfRow, ExposureRow, ExpressionRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES, PeopleLock,
     PersonListed, PersonRow, PhotoIndex, Remeasured, SubjectRow,
 };
 pub use held::{CardFile, Carried, FileStamp, Head};

@@ -98,6 +98,30 @@ pub struct PhotoAnalysis {
     pub tags: Vec<(SceneTag, f32)>,
     /// Its camera body and capture time, on the body's clock and on the shoot's.
     pub clock: CaptureClock,
+    /// Where the camera focused and how sharp it is there, where its file records it.
+    pub af: Option<AfFocus>,
+}
+
+/// Where the camera focused, from the maker notes, and the frame's sharpness there against
+/// the sharpest of its burst (else its scene) there.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AfFocus {
+    /// Left, top, right, bottom as fractions of the photo as shown.
+    pub area: [f32; 4],
+    /// The AF area mode in the camera's words.
+    pub mode: Option<String>,
+    /// None when the area could not be measured.
+    pub sharpness: Option<f32>,
+    /// The sharpest at the AF point among the frames it competes with (its burst, else its
+    /// scene), itself included; None when it competes with none that was measured.
+    pub best: Option<f32>,
+    /// That best is its burst's (else its scene's).
+    pub best_in_burst: bool,
+    /// Less sharp there than [`Thresholds::af_to_best_at_least`] of that best.
+    pub soft: bool,
+    /// Its subject's mask covers less of the AF area than
+    /// [`Thresholds::af_on_subject_at_least`]: the camera focused on something else.
+    pub off_subject: bool,
 }
 
 /// When a photo was taken and by which body: what a clock correction is worked out from.
@@ -177,6 +201,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             sharpness: i.sharpness,
             faces: i.faces.len(),
             doing: d.clone(),
+            af_sharpness: i.af.as_ref().and_then(|a| a.sharpness),
         })
         .collect();
     let set_frames: Vec<SetFrame> = indexed
@@ -244,10 +269,12 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         }
     }
     let mut places: Vec<Option<BurstPlace>> = vec![None; frames.len()];
+    let mut burst_members: Vec<Vec<usize>> = Vec::new();
     for (id, members) in bursts::group(&frames, &thresholds.bursts)
         .iter()
         .enumerate()
     {
+        burst_members.push(members.clone());
         let keeper = bursts::suggest(&frames, members);
         for (k, &m) in members.iter().enumerate() {
             places[m] = Some(BurstPlace {
@@ -258,13 +285,15 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             });
         }
     }
+    let af = af_focus(indexed, &places, &scene_places, &burst_members, thresholds);
     indexed
         .iter()
         .zip(places)
+        .zip(af)
         .zip(scene_places.into_iter().zip(set_places))
         .zip(doing)
         .map(
-            |((((path, i), burst), (scene, set)), doing)| PhotoAnalysis {
+            |(((((path, i), burst), af), (scene, set)), doing)| PhotoAnalysis {
                 path: path.clone(),
                 detector: i.stamp.detector.clone(),
                 sharpness: i.sharpness,
@@ -316,7 +345,83 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 }),
                 tags: tags::tags(&i.scene_classes),
                 doing,
+                af,
             },
         )
         .collect()
+}
+
+/// Each photo's focus at its AF area, held against the sharpest of its burst there (else of
+/// its scene): frames of one moment, focused by one camera, compared where it focused.
+fn af_focus(
+    indexed: &[(PathBuf, PhotoIndex)],
+    bursts: &[Option<BurstPlace>],
+    scenes: &[Option<ScenePlace>],
+    burst_members: &[Vec<usize>],
+    t: &Thresholds,
+) -> Vec<Option<AfFocus>> {
+    let measured = |m: usize| indexed[m].1.af.as_ref().and_then(|a| a.sharpness);
+    let best_of = |members: &[usize]| {
+        let measured: Vec<f32> = members.iter().filter_map(|&m| measured(m)).collect();
+        (measured.len() >= 2)
+            .then(|| measured.into_iter().fold(f32::MIN, f32::max))
+    };
+    let mut scene_members: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (k, s) in scenes.iter().enumerate() {
+        if let Some(s) = s {
+            scene_members.entry(s.id).or_default().push(k);
+        }
+    }
+    indexed
+        .iter()
+        .enumerate()
+        .map(|(k, (_, i))| {
+            let row = i.af.as_ref()?;
+            let in_burst = bursts[k]
+                .as_ref()
+                .and_then(|b| best_of(&burst_members[b.id]));
+            let best = in_burst.or_else(|| {
+                scenes[k]
+                    .as_ref()
+                    .and_then(|s| best_of(&scene_members[&s.id]))
+            });
+            let soft = matches!((row.sharpness, best), (Some(s), Some(b)) if s < t.af_to_best_at_least * b);
+            let off_subject = i
+                .subject
+                .as_ref()
+                .and_then(|s| Mask::from_packed(s.mask_width, s.mask_height, &s.mask))
+                .is_some_and(|mask| covered(&mask, row.area) < t.af_on_subject_at_least);
+            Some(AfFocus {
+                area: row.area,
+                mode: row.mode.clone(),
+                sharpness: row.sharpness,
+                best,
+                best_in_burst: in_burst.is_some(),
+                soft,
+                off_subject,
+            })
+        })
+        .collect()
+}
+
+/// The share of `area` (fractions of the photo) that `mask` (the photo's size, any scale)
+/// covers; 0 for an area outside the photo.
+fn covered(mask: &Mask, area: [f32; 4]) -> f32 {
+    let (w, h) = (mask.width as f32, mask.height as f32);
+    let x0 = (area[0] * w).floor().clamp(0.0, w) as u32;
+    let x1 = (area[2] * w).ceil().clamp(0.0, w) as u32;
+    let y0 = (area[1] * h).floor().clamp(0.0, h) as u32;
+    let y1 = (area[3] * h).ceil().clamp(0.0, h) as u32;
+    let (mut inside, mut all) = (0usize, 0usize);
+    for y in y0..y1 {
+        for x in x0..x1 {
+            all += 1;
+            inside += usize::from(mask.get(x, y));
+        }
+    }
+    if all == 0 {
+        0.0
+    } else {
+        inside as f32 / all as f32
+    }
 }

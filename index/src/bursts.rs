@@ -39,6 +39,20 @@ pub struct Frame {
     pub faces: usize,
     /// What its faces that matter are doing.
     pub doing: FacesDoing,
+    /// The sharpness where the camera focused (its AF area), where its file records one.
+    pub af_sharpness: Option<f32>,
+}
+
+/// What two frames' focus is compared on: where the camera focused when both record it and no
+/// face judges either (frames of one moment, focused by one camera), else the whole frame.
+pub fn focus_pair(
+    (a, a_af, a_faces): (f32, Option<f32>, usize),
+    (b, b_af, b_faces): (f32, Option<f32>, usize),
+) -> (f32, f32) {
+    match (a_af, b_af) {
+        (Some(x), Some(y)) if a_faces == 0 && b_faces == 0 => (x, y),
+        _ => (a, b),
+    }
 }
 
 /// Bursts of two or more frames, as indices into `frames`, each in shooting order.
@@ -113,8 +127,12 @@ pub fn close_in_time(a: Option<f64>, b: Option<f64>, max_gap_s: f64) -> bool {
 pub fn suggest(frames: &[Frame], burst: &[usize]) -> Option<usize> {
     burst.iter().copied().max_by(|&a, &b| {
         let (fa, fb) = (&frames[a], &frames[b]);
+        let (sa, sb) = focus_pair(
+            (fa.sharpness, fa.af_sharpness, fa.faces),
+            (fb.sharpness, fb.af_sharpness, fb.faces),
+        );
         (fa.doing.compare(&fb.doing, true, true))
-            .then(fa.sharpness.total_cmp(&fb.sharpness))
+            .then(sa.total_cmp(&sb))
             .then(fa.faces.cmp(&fb.faces))
     })
 }

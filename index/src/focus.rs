@@ -21,6 +21,13 @@ pub const MIN_SIDE_SHARE: f32 = 0.005;
 /// classifier's crop), at [`FACE_SIDE`].
 pub const EYE_SQUARE_OF_DISTANCE: f32 = 0.5;
 
+/// The area where the camera focused is measured at least this share of the photo's shorter
+/// side across: a single AF point's box (a few pixels at [`PHOTO_SIDE`]) holds too few edges
+/// to say anything.
+pub const AF_MIN_SIDE_SHARE: f32 = 0.08;
+/// Fewer pixels than this inside the area (one mostly outside the photo) is too few to measure.
+pub const AF_MIN_PIXELS: usize = 256;
+
 /// Variance of the 3×3 Laplacian (4-neighbour) over the image's interior.
 pub fn laplacian_variance(luma: &GrayImage) -> f32 {
     laplacian_variance_where(luma, |_, _| true).unwrap_or(0.0)
@@ -86,6 +93,24 @@ pub fn at_photo_side(g: &GrayImage) -> GrayImage {
         ((g.height() as f32 * s).round() as u32).max(1),
     );
     luma::resize(g, w, h)
+}
+
+/// The sharpness where the camera focused: inside `area` (left, top, right, bottom as
+/// fractions of the photo), widened about its middle to [`AF_MIN_SIDE_SHARE`] of the shorter
+/// side, on `luma` at [`PHOTO_SIDE`]. None when too little of it is inside the photo.
+pub fn af_area(luma: &GrayImage, area: [f32; 4]) -> Option<f32> {
+    let (w, h) = (luma.width() as f32, luma.height() as f32);
+    let min_side = AF_MIN_SIDE_SHARE * w.min(h);
+    let (cx, cy) = ((area[0] + area[2]) / 2.0 * w, (area[1] + area[3]) / 2.0 * h);
+    let half_w = ((area[2] - area[0]) * w).max(min_side) / 2.0;
+    let half_h = ((area[3] - area[1]) * h).max(min_side) / 2.0;
+    let (x0, x1) = ((cx - half_w).max(0.0), (cx + half_w).min(w));
+    let (y0, y1) = ((cy - half_h).max(0.0), (cy + half_h).min(h));
+    if (x1 - x0) * (y1 - y0) < AF_MIN_PIXELS as f32 {
+        return None;
+    }
+    let (x0, x1, y0, y1) = (x0 as usize, x1 as usize, y0 as usize, y1 as usize);
+    laplacian_variance_where(luma, |x, y| x >= x0 && x < x1 && y >= y0 && y < y1)
 }
 
 /// Sharpness inside a subject and outside it.
@@ -216,6 +241,26 @@ mod tests {
                 220
             }])
         })
+    }
+
+    #[test]
+    fn the_af_area_is_measured_where_the_camera_focused() {
+        let sharp = checks(400, 300, 4);
+        let soft = image::imageops::blur(&sharp, 3.0);
+        // Sharp in the top-left quarter only.
+        let photo = GrayImage::from_fn(400, 300, |x, y| {
+            if x < 200 && y < 150 {
+                *sharp.get_pixel(x, y)
+            } else {
+                *soft.get_pixel(x, y)
+            }
+        });
+        let there = af_area(&photo, [0.1, 0.1, 0.3, 0.3]).expect("inside");
+        let elsewhere = af_area(&photo, [0.7, 0.7, 0.9, 0.9]).expect("inside");
+        assert!(there > 20.0 * elsewhere, "{there} vs {elsewhere}");
+        // A point with no size is widened to a measurable square; one outside is not measured.
+        assert!(af_area(&photo, [0.2, 0.2, 0.2, 0.2]).is_some_and(|s| s > 20.0 * elsewhere));
+        assert_eq!(af_area(&photo, [1.5, 1.5, 1.6, 1.6]), None);
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use darkroom_catalog::{
-    Catalog, CatalogError, ExposureRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES,
+    AfRow, Catalog, CatalogError, ExposureRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES,
     PersonRow, PhotoIndex, Remeasured,
 };
 use darkroom_engine::face::{
@@ -175,6 +175,10 @@ pub struct StageTimes {
     /// Photos the segmenter ran on: those no face judges where its verdict can decide.
     #[serde(default)]
     pub segmented: usize,
+    /// Photos it did not run on because the camera recorded where it focused: a frame no face
+    /// judges is judged at its AF area instead ([`subjects_wanted`]).
+    #[serde(default)]
+    pub judged_at_af: usize,
     /// The scene model's time.
     #[serde(default)]
     pub scene_ms: f64,
@@ -235,6 +239,8 @@ struct Decoded {
     phash: u64,
     look: LookRow,
     exposure: ExposureRow,
+    /// Where the camera focused, and the sharpness there.
+    af: Option<AfRow>,
     decode_ms: f64,
 }
 
@@ -263,6 +269,15 @@ fn decode(path: &Path, pass: Pass, work_side: u32) -> Result<Decoded, String> {
         ev: work.facts.exposure_value(),
         auto_bracket: work.facts.auto_bracket,
     };
+    // Where the camera focused, as its maker notes say, on the photo as decoded (upright).
+    let af = work.facts.af.as_ref().and_then(|af| {
+        let area = af.focus_area()?;
+        Some(AfRow {
+            area,
+            mode: af.mode.clone(),
+            sharpness: focus::af_area(&luma, area),
+        })
+    });
     Ok(Decoded {
         path: path.to_path_buf(),
         pass,
@@ -273,6 +288,7 @@ fn decode(path: &Path, pass: Pass, work_side: u32) -> Result<Decoded, String> {
         phash,
         look,
         exposure,
+        af,
         decode_ms: started.elapsed().as_secs_f64() * 1e3,
     })
 }
@@ -558,6 +574,7 @@ pub fn run(
                             subject: None,
                             look: Some(d.look.clone()),
                             exposure: d.exposure,
+                            af: d.af.clone(),
                             scene_classes,
                         };
                         let t = Instant::now();
@@ -589,6 +606,7 @@ pub fn run(
         // A photo the first pass could not index keeps an old row, if any: not looked in.
         let failed: std::collections::HashSet<&Path> =
             summary.failed.iter().map(|(p, _)| p.as_path()).collect();
+        summary.stages.judged_at_af = judged_at_af(&indexed, &config.thresholds, segmenter);
         let wanted: Vec<(PathBuf, Pass)> = subjects_wanted(&indexed, &config.thresholds, segmenter)
             .into_iter()
             .filter(|p| !failed.contains(p.as_path()))
@@ -655,25 +673,52 @@ fn subject_stands(had: &IndexStamp, segmenter: Option<&str>) -> bool {
     had.segmenter.is_none() || segmenter.is_none() || had.segmenter.as_deref() == segmenter
 }
 
-/// The photos of `indexed` whose subject the second pass looks for: no face judges them,
-/// `segmenter` has not looked in them yet, and [`Thresholds::subjects`] says its verdict can
-/// change a decision there.
+/// The photos of `indexed` whose subject the second pass looks for: no face judges them, the
+/// camera recorded no AF area measured in them (that judges them, at a fraction of the
+/// segmenter's cost), `segmenter` has not looked in them yet, and [`Thresholds::subjects`] says
+/// its verdict can change a decision there.
 pub fn subjects_wanted(
     indexed: &[(PathBuf, PhotoIndex)],
     thresholds: &Thresholds,
     segmenter: &str,
 ) -> Vec<PathBuf> {
+    subject_candidates(indexed, thresholds, segmenter)
+        .filter(|(_, i)| !judged_at_af_area(i))
+        .map(|(path, _)| path.clone())
+        .collect()
+}
+
+/// How many photos [`subjects_wanted`] leaves out because their AF area judges them.
+pub fn judged_at_af(
+    indexed: &[(PathBuf, PhotoIndex)],
+    thresholds: &Thresholds,
+    segmenter: &str,
+) -> usize {
+    subject_candidates(indexed, thresholds, segmenter)
+        .filter(|(_, i)| judged_at_af_area(i))
+        .count()
+}
+
+/// A photo whose file says where the camera focused, and whose sharpness there was measured.
+fn judged_at_af_area(i: &PhotoIndex) -> bool {
+    i.af.as_ref().is_some_and(|a| a.sharpness.is_some())
+}
+
+fn subject_candidates<'a>(
+    indexed: &'a [(PathBuf, PhotoIndex)],
+    thresholds: &'a Thresholds,
+    segmenter: &'a str,
+) -> impl Iterator<Item = &'a (PathBuf, PhotoIndex)> + 'a {
     let analysed = analysis::analyse(indexed, thresholds);
     indexed
         .iter()
-        .zip(&analysed)
-        .filter(|((_, i), a)| {
+        .zip(analysed)
+        .filter(move |((_, i), a)| {
             i.stamp.segmenter.as_deref() != Some(segmenter)
                 && !a.judged_by_faces
                 && a.subject_can_decide(thresholds.subjects)
         })
-        .map(|((path, _), _)| path.clone())
-        .collect()
+        .map(|(row, _)| row)
 }
 
 /// What one run of the decode pipeline leaves.
@@ -982,6 +1027,7 @@ fn remeasure(
                 look: d.look.clone(),
                 exposure: d.exposure,
                 scene_classes,
+                af: d.af.clone(),
             },
         )
         .map_err(|e| e.to_string())?;

@@ -185,6 +185,16 @@ pub enum Reason {
         background: Option<f32>,
         best_in_scene: Option<f32>,
     },
+    /// No face judges it, and where the camera focused (its AF area) it is less sharp than
+    /// the sharpest frame of its burst (else scene) there.
+    AfSoft {
+        sharpness: f32,
+        best: f32,
+        best_in_burst: bool,
+    },
+    /// Its subject is soft, and the camera's AF area is not on it: it focused on something
+    /// else.
+    AfOffSubject,
     /// A face's eyes are softer than the face: the focus missed them.
     EyesSoft {
         faces: Vec<FaceRef>,
@@ -222,6 +232,7 @@ pub enum ReasonKind {
     Blurry,
     EyesClosed,
     SubjectSoft,
+    AfSoft,
     EyesSoft,
     Misfire,
     /// Clipping past the limit.
@@ -233,12 +244,13 @@ pub enum ReasonKind {
 }
 
 impl ReasonKind {
-    pub const ALL: [ReasonKind; 10] = [
+    pub const ALL: [ReasonKind; 11] = [
         ReasonKind::Keeper,
         ReasonKind::Alike,
         ReasonKind::Blurry,
         ReasonKind::EyesClosed,
         ReasonKind::SubjectSoft,
+        ReasonKind::AfSoft,
         ReasonKind::EyesSoft,
         ReasonKind::Misfire,
         ReasonKind::Exposure,
@@ -259,6 +271,7 @@ impl ReasonKind {
             ReasonKind::Blurry => "blurry",
             ReasonKind::EyesClosed => "eyes-closed",
             ReasonKind::SubjectSoft => "subject-soft",
+            ReasonKind::AfSoft => "af-soft",
             ReasonKind::EyesSoft => "eyes-soft",
             ReasonKind::Misfire => "misfire",
             ReasonKind::Exposure => "exposure",
@@ -281,6 +294,7 @@ impl ReasonKind {
             ReasonKind::Blurry => "keep blurry frames",
             ReasonKind::EyesClosed => "keep eyes-closed frames",
             ReasonKind::SubjectSoft => "keep soft subjects",
+            ReasonKind::AfSoft => "keep frames soft at the AF point",
             ReasonKind::EyesSoft => "keep soft eyes",
             ReasonKind::Misfire => "no misfire rejects",
             ReasonKind::Exposure => "no exposure rejects",
@@ -320,7 +334,8 @@ impl Reason {
             Reason::BurstOther { .. } => ReasonKind::Alike,
             Reason::Blurry { .. } => ReasonKind::Blurry,
             Reason::EyesClosed { .. } => ReasonKind::EyesClosed,
-            Reason::SubjectSoft { .. } => ReasonKind::SubjectSoft,
+            Reason::SubjectSoft { .. } | Reason::AfOffSubject => ReasonKind::SubjectSoft,
+            Reason::AfSoft { .. } => ReasonKind::AfSoft,
             Reason::EyesSoft { .. } => ReasonKind::EyesSoft,
             Reason::LookingAway { .. } => ReasonKind::LookingAway,
             Reason::Misfire { .. } => ReasonKind::Misfire,
@@ -338,6 +353,8 @@ impl Reason {
             Reason::Blurry { .. } => "blurry",
             Reason::EyesClosed { .. } => "eyes closed",
             Reason::SubjectSoft { .. } => "subject soft",
+            Reason::AfSoft { .. } => "soft at the AF point",
+            Reason::AfOffSubject => "AF point off the subject",
             Reason::EyesSoft { .. } => "eyes soft",
             Reason::LookingAway { .. } => "looking away",
             Reason::Misfire { .. } => "misfire",
@@ -427,6 +444,15 @@ impl Reason {
                 best_in_scene,
                 ..
             } => format!("subject soft: {}", against_best(*sharpness, *best_in_scene)),
+            Reason::AfSoft {
+                sharpness,
+                best,
+                best_in_burst,
+            } => format!(
+                "soft at the AF point: {sharpness:.0} vs {best:.0} for the best of the {}",
+                if *best_in_burst { "burst" } else { "scene" }
+            ),
+            Reason::AfOffSubject => "AF point off the subject".to_owned(),
             Reason::EyesSoft { faces: f } => format!("eyes soft: {}", faces(f)),
             Reason::LookingAway { faces: f } => format!("{} looking away", faces(f)),
             Reason::Misfire { misfire } => match misfire {
@@ -564,6 +590,23 @@ fn rejections(
             sharpness: s.sharpness,
             background: s.background,
             best_in_scene: best_in_scene(|p| p.subject.as_ref().map(|s| s.sharpness)),
+        });
+        if a.af.as_ref().is_some_and(|f| f.off_subject) {
+            out.push(Reason::AfOffSubject);
+        }
+    }
+    // A frame no face judges, where the camera said where it focused: judged there against
+    // the frames it competes with.
+    if strict.reject_subject_soft
+        && verdict.misfire.is_none()
+        && !a.judged_by_faces
+        && let Some(f) = a.af.as_ref().filter(|f| f.soft)
+        && let (Some(sharpness), Some(best)) = (f.sharpness, f.best)
+    {
+        out.push(Reason::AfSoft {
+            sharpness,
+            best,
+            best_in_burst: f.best_in_burst,
         });
     }
     if strict.reject_eyes_soft && a.eyes_soft {
@@ -767,9 +810,14 @@ fn rank(
     let (Some(a), Some(b)) = (photos[x].analysis, photos[y].analysis) else {
         return std::cmp::Ordering::Equal;
     };
+    let af = |p: &PhotoAnalysis| p.af.as_ref().and_then(|f| f.sharpness);
+    let (sa, sb) = crate::bursts::focus_pair(
+        (a.sharpness, af(a), a.faces),
+        (b.sharpness, af(b), b.faces),
+    );
     a.doing
         .compare(&b.doing, eyes, gaze)
-        .then(a.sharpness.total_cmp(&b.sharpness))
+        .then(sa.total_cmp(&sb))
         .then(a.faces.cmp(&b.faces))
 }
 
@@ -820,6 +868,7 @@ mod tests {
             tones: None,
             tags: Vec::new(),
             clock: Default::default(),
+            af: None,
             doing: crate::expression::FacesDoing {
                 prominent: vec![0],
                 blinking: if eyes_closed { vec![0] } else { Vec::new() },
@@ -997,6 +1046,88 @@ mod tests {
                 None,
                 reject(ReasonKind::EyesSoft)
             ]
+        );
+    }
+
+    #[test]
+    fn a_faceless_burst_is_judged_where_the_camera_focused() {
+        let af = |sharpness: f32, soft: bool, off_subject: bool| crate::analysis::AfFocus {
+            area: [0.6, 0.6, 0.7, 0.7],
+            mode: Some("Single Point".into()),
+            sharpness: Some(sharpness),
+            best: Some(180.0),
+            best_in_burst: true,
+            soft,
+            off_subject,
+        };
+        let frame = |position, whole: f32, at_af: crate::analysis::AfFocus| PhotoAnalysis {
+            faces: 0,
+            judged_by_faces: false,
+            people: Vec::new(),
+            doing: Default::default(),
+            af: Some(at_af),
+            ..photo(whole, false, Some((0, position)))
+        };
+        // The second frame is the sharpest over the whole frame, soft where the camera
+        // focused; the first is sharp there: it is the burst's keeper.
+        let photos = [
+            frame(1, 90.0, af(180.0, false, false)),
+            frame(2, 300.0, af(40.0, true, false)),
+            frame(3, 100.0, af(150.0, false, false)),
+        ];
+        let none: [Decision; 3] = Default::default();
+        let candidates: Vec<Candidate<'_>> = photos
+            .iter()
+            .zip(&none)
+            .map(|(a, d)| Candidate {
+                analysis: Some(a),
+                decision: d,
+            })
+            .collect();
+        let out = propose(&candidates, &rules(Strictness::Balanced));
+        assert_eq!(out[0].as_ref().map(|p| p.flag), Some(Flag::Pick));
+        let soft = out[1].as_ref().expect("the soft frame");
+        assert_eq!(
+            (soft.flag, soft.reason().describe()),
+            (
+                Flag::Reject,
+                "soft at the AF point: 40 vs 180 for the best of the burst".to_owned()
+            )
+        );
+        // Lenient rejects nothing for it.
+        let lenient = propose(&candidates, &rules(Strictness::Lenient));
+        assert!(lenient[1].as_ref().is_none_or(|p| p.flag == Flag::Pick));
+
+        // A soft subject the AF area missed says why.
+        let missed = PhotoAnalysis {
+            subject: Some(crate::analysis::SubjectFocus {
+                class: Some("bird".into()),
+                sharpness: 20.0,
+                background: Some(300.0),
+                soft: true,
+            }),
+            subject_sought: true,
+            burst: None,
+            ..frame(1, 200.0, af(180.0, false, true))
+        };
+        let decision = Decision::default();
+        let out = propose(
+            &[Candidate {
+                analysis: Some(&missed),
+                decision: &decision,
+            }],
+            &rules(Strictness::Balanced),
+        );
+        let words: Vec<String> = out[0]
+            .as_ref()
+            .expect("rejected")
+            .reasons()
+            .iter()
+            .map(Reason::describe)
+            .collect();
+        assert!(
+            words.iter().any(|w| w == "AF point off the subject"),
+            "{words:?}"
         );
     }
 

@@ -51,6 +51,22 @@ pub struct Thresholds {
     /// Which photos the index looks for a subject in, after every photo's faces are in.
     #[serde(default)]
     pub subjects: SubjectScope,
+    /// A frame less sharp where the camera focused than this share of the sharpest frame of
+    /// its burst (else scene) there is "soft at the AF point".
+    #[serde(default = "default_af_to_best")]
+    pub af_to_best_at_least: f32,
+    /// An AF area less than this share of which the subject's mask covers is "off the
+    /// subject": the camera focused on something else.
+    #[serde(default = "default_af_on_subject")]
+    pub af_on_subject_at_least: f32,
+}
+
+fn default_af_to_best() -> f32 {
+    Thresholds::default().af_to_best_at_least
+}
+
+fn default_af_on_subject() -> f32 {
+    Thresholds::default().af_on_subject_at_least
 }
 
 fn default_prominent_face_share() -> f32 {
@@ -85,6 +101,8 @@ impl Default for Thresholds {
             eye_judge: EyeJudge::default(),
             prominent_face_share: 0.25,
             subjects: SubjectScope::default(),
+            af_to_best_at_least: 0.4,
+            af_on_subject_at_least: 0.1,
         }
     }
 }

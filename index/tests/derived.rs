@@ -89,6 +89,7 @@ fn frame(name: &str, img: &RgbImage, captured_at: Option<f64>) -> Frame {
         sharpness: focus::photo(img),
         faces: 1,
         doing: Default::default(),
+        af_sharpness: None,
     }
 }
 

@@ -85,6 +85,7 @@ fn frame(n: usize, sharpness: f32, faces: &[Doing]) -> (PathBuf, PhotoIndex) {
             look: None,
             exposure: Default::default(),
             scene_classes: Vec::new(),
+            af: None,
         },
     )
 }

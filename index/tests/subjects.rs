@@ -5,9 +5,9 @@
 
 use std::path::PathBuf;
 
-use darkroom_catalog::{ExposureRow, FaceRow, IndexStamp, MEASURES, PhotoIndex};
+use darkroom_catalog::{AfRow, ExposureRow, FaceRow, IndexStamp, MEASURES, PhotoIndex};
 use darkroom_index::Thresholds;
-use darkroom_index::job::subjects_wanted;
+use darkroom_index::job::{judged_at_af, subjects_wanted};
 use darkroom_index::subject::SubjectScope;
 
 const SEGMENTER: &str = "u2netp";
@@ -64,6 +64,7 @@ fn frame(
             look: None,
             exposure: ExposureRow::default(),
             scene_classes: Vec::new(),
+            af: None,
         },
     )
 }
@@ -183,4 +184,28 @@ fn a_frame_alone_is_looked_in_once_another_joins_its_scene() {
         wanted.contains(&"alone".to_owned()) && wanted.contains(&"alone_again".to_owned()),
         "{wanted:?}"
     );
+}
+
+#[test]
+fn a_frame_whose_camera_said_where_it_focused_is_judged_there_not_segmented() {
+    let mut rows = shoot();
+    let af = |sharpness| AfRow {
+        area: [0.45, 0.45, 0.55, 0.55],
+        mode: Some("Single Point".into()),
+        sharpness,
+    };
+    for (path, i) in &mut rows {
+        if path.ends_with("bird_1.JPG") {
+            i.af = Some(af(Some(180.0)));
+        }
+        // An AF area that could not be measured judges nothing: the segmenter still looks.
+        if path.ends_with("bird_2.JPG") {
+            i.af = Some(af(None));
+        }
+    }
+    assert_eq!(
+        names(&subjects_wanted(&rows, &Thresholds::default(), SEGMENTER)),
+        ["bird_2", "car_2"]
+    );
+    assert_eq!(judged_at_af(&rows, &Thresholds::default(), SEGMENTER), 1);
 }

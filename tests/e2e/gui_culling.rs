@@ -189,6 +189,7 @@ fn index_rows(dir: &Path, folder: &Path) {
             look: None,
             exposure: Default::default(),
             scene_classes: Vec::new(),
+            af: None,
         };
         c.store_index(&path, &index, &[]).expect("store");
     }

@@ -275,6 +275,7 @@ fn two_frames_of_one_moment_set_the_second_cameras_clock_in_the_window() {
                 look: None,
                 exposure: Default::default(),
                 scene_classes: Vec::new(),
+                af: None,
             };
             c.store_index(&path, &index, &[]).expect("store");
         }

@@ -110,6 +110,7 @@ fn index_row(dir: &Path, path: &Path) {
         look: None,
         exposure: Default::default(),
         scene_classes: Vec::new(),
+        af: None,
     };
     c.store_index(path, &index, &[]).expect("store");
 }
@@ -521,6 +522,7 @@ fn burst_rows(dir: &Path, frames: &[PathBuf]) {
             look: None,
             exposure: Default::default(),
             scene_classes: Vec::new(),
+            af: None,
         };
         c.store_index(path, &index, &[]).expect("store");
     }

@@ -17,7 +17,7 @@ use crate::support::{assets, darkroom};
 
 const TABLE: &str = "tests/e2e/data/exiv2-outcomes.tsv";
 
-fn set_dir() -> PathBuf {
+pub(crate) fn set_dir() -> PathBuf {
     let dir = assets().join("exiv2/test-data");
     assert!(
         dir.join("Canon-R6-pruned.CR3").is_file(),

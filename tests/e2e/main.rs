@@ -9,6 +9,7 @@ mod http;
 mod snapshots;
 mod support;
 
+mod af_points;
 mod decisions;
 mod export_cli;
 mod faces_cli;

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod decide;
 pub mod export;
 pub mod faces;
+pub mod facts;
 pub mod index;
 pub mod ingest;
 pub mod ladder_worker;

@@ -26,6 +26,10 @@ pub enum Action {
     PinBest,
     ToggleClipping,
     ToggleSubject,
+    /// F in the loupe and compare: the AF points the camera recorded.
+    ToggleAfPoints,
+    /// Shift+F: focus peaking over the photo shown.
+    ToggleFocusPeaking,
     PeopleAcross,
     PanLeft,
     PanRight,
@@ -75,9 +79,19 @@ impl Action {
     }
 }
 
+/// Where a binding holds: one key may mean one thing in the grid and another over a photo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Everywhere,
+    Grid,
+    /// The loupe and compare: a photo (or several) shown large.
+    Viewer,
+}
+
 pub struct Binding {
     pub key: Key,
     pub modifiers: Modifiers,
+    pub scope: Scope,
     pub action: Action,
     pub keys: &'static str,
     pub help: &'static str,
@@ -87,16 +101,23 @@ const fn bind(key: Key, action: Action, keys: &'static str, help: &'static str) 
     Binding {
         key,
         modifiers: Modifiers::NONE,
+        scope: Scope::Everywhere,
         action,
         keys,
         help,
     }
 }
 
+/// A binding that holds in one view only.
+const fn only(scope: Scope, b: Binding) -> Binding {
+    Binding { scope, ..b }
+}
+
 const fn alt(key: Key, action: Action, keys: &'static str, help: &'static str) -> Binding {
     Binding {
         key,
         modifiers: Modifiers::ALT,
+        scope: Scope::Everywhere,
         action,
         keys,
         help,
@@ -107,6 +128,7 @@ const fn shift(key: Key, action: Action, keys: &'static str, help: &'static str)
     Binding {
         key,
         modifiers: Modifiers::SHIFT,
+        scope: Scope::Everywhere,
         action,
         keys,
         help,
@@ -117,6 +139,7 @@ const fn ctrl(key: Key, action: Action, keys: &'static str, help: &'static str) 
     Binding {
         key,
         modifiers: Modifiers::COMMAND,
+        scope: Scope::Everywhere,
         action,
         keys,
         help,
@@ -216,7 +239,7 @@ pub const KEYMAP: &[Binding] = &[
         Key::Z,
         Action::Zoom,
         "Z",
-        "Loupe: fit / 100 % at the pointer (or the chosen face)",
+        "Loupe: fit / 100 % at the pointer (or the chosen face, else the AF point)",
     ),
     shift(Key::Z, Action::Zoom200, "Shift+Z", "Loupe: fit / 200 %"),
     ctrl(
@@ -280,7 +303,28 @@ pub const KEYMAP: &[Binding] = &[
     bind(Key::Questionmark, Action::Help, "?", "This help"),
     bind(Key::F1, Action::Help, "F1", "This help"),
     bind(Key::A, Action::FilterAll, "A", "Show all"),
-    bind(Key::F, Action::FilterPicks, "F", "Show picks"),
+    only(
+        Scope::Grid,
+        bind(Key::F, Action::FilterPicks, "F", "Grid: show picks"),
+    ),
+    only(
+        Scope::Viewer,
+        bind(
+            Key::F,
+            Action::ToggleAfPoints,
+            "F",
+            "Loupe, compare: where the camera focused (its AF points; in focus: filled)",
+        ),
+    ),
+    only(
+        Scope::Viewer,
+        shift(
+            Key::F,
+            Action::ToggleFocusPeaking,
+            "Shift+F",
+            "Loupe, compare: focus peaking (the sharp edges painted)",
+        ),
+    ),
     bind(Key::R, Action::FilterRejects, "R", "Show rejects"),
     bind(Key::N, Action::FilterUnflagged, "N", "Show unflagged"),
     alt(
@@ -408,11 +452,16 @@ fn shift_matters(key: Key) -> bool {
     KEYMAP.iter().any(|b| b.key == key && b.modifiers.shift)
 }
 
-/// The binding a key press means, if any.
-fn binding_of(key: Key, modifiers: Modifiers) -> Option<&'static Binding> {
+/// The binding a key press means in the grid or over a photo (`viewer`), if any.
+fn binding_of(key: Key, modifiers: Modifiers, viewer: bool) -> Option<&'static Binding> {
     KEYMAP.iter().find(|b| {
+        let here = match b.scope {
+            Scope::Everywhere => true,
+            Scope::Grid => !viewer,
+            Scope::Viewer => viewer,
+        };
         // Alt is part of a binding when it names it, and rules the others out.
-        key == b.key
+        here && key == b.key
             && modifiers.alt == b.modifiers.alt
             && (!shift_matters(b.key) || modifiers.shift == b.modifiers.shift)
             && modifiers.matches_logically(b.modifiers)
@@ -421,8 +470,8 @@ fn binding_of(key: Key, modifiers: Modifiers) -> Option<&'static Binding> {
 
 /// The actions pressed this frame, one per key event in the order the keys were pressed,
 /// repeats included: a culler's P then → inside one slow frame picks the photo P was pressed
-/// on, and → → moves two photos.
-pub fn pressed(events: &[egui::Event]) -> Vec<Action> {
+/// on, and → → moves two photos. `viewer`: the loupe or compare is shown, not the grid.
+pub fn pressed(events: &[egui::Event], viewer: bool) -> Vec<Action> {
     // A layout that types "?" may also send it as a key: one press, not two.
     let question_key = events.iter().any(|e| {
         matches!(
@@ -442,7 +491,7 @@ pub fn pressed(events: &[egui::Event]) -> Vec<Action> {
                 pressed: true,
                 modifiers,
                 ..
-            } => binding_of(*key, *modifiers).map(|b| b.action),
+            } => binding_of(*key, *modifiers, viewer).map(|b| b.action),
             egui::Event::Text(t) if t == "?" && !question_key => Some(Action::Help),
             _ => None,
         })
@@ -464,7 +513,34 @@ mod tests {
     }
 
     fn actions(events: Vec<egui::Event>) -> Vec<Action> {
-        pressed(&events)
+        pressed(&events, false)
+    }
+
+    #[test]
+    fn f_shows_picks_in_the_grid_and_the_af_points_over_a_photo() {
+        let none = Modifiers::NONE;
+        let f = || vec![key(Key::F, none, false), key(Key::F, Modifiers::SHIFT, false)];
+        assert_eq!(pressed(&f(), false), vec![Action::FilterPicks]);
+        assert_eq!(
+            pressed(&f(), true),
+            vec![Action::ToggleAfPoints, Action::ToggleFocusPeaking]
+        );
+        // The keys every view shares still hold over a photo.
+        assert_eq!(pressed(&[key(Key::P, none, false)], true), vec![Action::Pick]);
+        // No two bindings of one view share a key and modifiers.
+        for (i, a) in KEYMAP.iter().enumerate() {
+            for b in &KEYMAP[i + 1..] {
+                let overlap = a.scope == b.scope
+                    || a.scope == Scope::Everywhere
+                    || b.scope == Scope::Everywhere;
+                assert!(
+                    !(overlap && a.key == b.key && a.modifiers == b.modifiers),
+                    "{} and {} clash",
+                    a.keys,
+                    b.keys
+                );
+            }
+        }
     }
 
     #[test]

@@ -306,7 +306,9 @@ impl DarkRoom {
         let requested = ctx.input(|i| i.viewport().close_requested());
         // Keys pressed in the frame the close came in are decisions about to be made (the
         // frame's `ui` makes them): the window waits for them too.
-        let keys = requested && ctx.input(|i| !super::keymap::pressed(&i.events).is_empty());
+        let viewer = self.over_photo();
+        let keys =
+            requested && ctx.input(|i| !super::keymap::pressed(&i.events, viewer).is_empty());
         let saved = !keys && self.saved();
         // A copy from the card stops only when the photographer says so: the next ingest
         // finishes what it leaves.
@@ -364,8 +366,13 @@ impl DarkRoom {
         // are read in the first call of a pass only.
         let pass = ctx.cumulative_pass_nr();
         let new_pass = self.ui_state.pictures_pass.replace(pass) != Some(pass);
-        let step =
-            new_pass && ctx.input(|i| super::keymap::pressed(&i.events).iter().any(|a| a.moves()));
+        let viewer = self.over_photo();
+        let step = new_pass
+            && ctx.input(|i| {
+                super::keymap::pressed(&i.events, viewer)
+                    .iter()
+                    .any(|a| a.moves())
+            });
         // Stopped on a photo whose own pixels are going up, the person waits for them: they go
         // up in fewer, longer frames.
         let waited = self

@@ -112,6 +112,10 @@ pub struct DarkRoom {
     pub show_clipping: bool,
     /// The loupe lays the subject's mask over the photo (O).
     pub show_subject: bool,
+    /// The AF points over the photo (F).
+    pub show_af_points: bool,
+    /// Focus peaking over the photo (Shift+F).
+    pub show_peaking: bool,
     /// The loupe's looks for a subject the index did not look for: the photos asked about
     /// (each once), and whether looking stopped on an error until O is pressed again.
     pub subject_looks: SubjectLooks,
@@ -256,6 +260,10 @@ pub struct Overlays {
     pub clipping: bool,
     /// The subject's mask (O): where its focus was measured.
     pub subject: bool,
+    /// The AF points the camera recorded (F).
+    pub af_points: bool,
+    /// Focus peaking (Shift+F).
+    pub peaking: bool,
 }
 
 impl DarkRoom {
@@ -264,7 +272,15 @@ impl DarkRoom {
         Overlays {
             clipping: self.show_clipping,
             subject: self.show_subject,
+            af_points: self.show_af_points,
+            peaking: self.show_peaking,
         }
+    }
+
+    /// A photo is shown large (loupe or compare): keys that mean one thing in the grid may
+    /// mean another here (`keymap::Scope`).
+    pub fn over_photo(&self) -> bool {
+        matches!(self.cull.view, View::Loupe | View::Compare)
     }
 
     /// Starts the background workers and returns at once: the first frame never waits.
@@ -319,6 +335,8 @@ impl DarkRoom {
             comparison: Default::default(),
             show_clipping: false,
             show_subject: false,
+            show_af_points: false,
+            show_peaking: false,
             subject_looks: SubjectLooks::default(),
             index_summary: None,
             decisions_durable: 0,

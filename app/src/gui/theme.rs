@@ -91,3 +91,14 @@ pub const HISTOGRAM_HEIGHT: f32 = 72.0;
 pub const FACTS_TEXT: f32 = 12.0;
 /// People across a burst: a face cell's side, in points.
 pub const ACROSS_CELL: f32 = 112.0;
+
+/// AF points (F): the points in focus filled and outlined in this colour, the chosen ones
+/// outlined, the rest of the grid faint.
+pub const AF_IN_FOCUS: Color32 = Color32::from_rgb(255, 60, 60);
+pub const AF_IN_FOCUS_FILL: Color32 = Color32::from_rgba_premultiplied(90, 20, 20, 90);
+pub const AF_CHOSEN: Color32 = Color32::from_rgb(255, 200, 60);
+pub const AF_OTHER: Color32 = Color32::from_white_alpha(90);
+/// A grid of more points than this (a mirrorless body's 1,053) is drawn by its points in
+/// focus and chosen only: the rest would hide the photo.
+pub const AF_GRID_MAX: usize = 100;
+

@@ -25,7 +25,8 @@ impl DarkRoom {
         let typing = ctx.memory(|m| m.focused().is_some());
         // Keys still decide while the window waits to close: what they decide is waited for.
         if !typing {
-            for action in ctx.input(|i| keymap::pressed(&i.events)) {
+            let viewer = self.over_photo();
+            for action in ctx.input(|i| keymap::pressed(&i.events, viewer)) {
                 self.handle(Intent::Key(action));
             }
         }

@@ -64,6 +64,7 @@ pub fn analysis(
         tones: None,
         tags: Vec::new(),
         clock: Default::default(),
+        af: None,
         doing: Default::default(),
     }
 }

@@ -170,6 +170,8 @@ impl DarkRoom {
                 self.comparison.start(set);
             }
             Action::ToggleClipping => self.show_clipping = !self.show_clipping,
+            Action::ToggleAfPoints => self.show_af_points = !self.show_af_points,
+            Action::ToggleFocusPeaking => self.show_peaking = !self.show_peaking,
             Action::ToggleSubject => {
                 self.show_subject = !self.show_subject;
                 // Asking again is the person's say: a look that failed may be tried again.

@@ -72,11 +72,13 @@ impl DarkRoom {
     /// photo was drawn in the last frame. An unlocked compare pane has its own zoom.
     pub(in crate::gui) fn zoom(&mut self, change: ZoomChange) {
         let placed = self.ui_state.loupe_placed;
-        // At the point under the pointer; else at the face chosen in the strip.
+        // At the point under the pointer; else at the face chosen in the strip; else, on a
+        // photo without faces, where the camera focused.
         let under_pointer = placed
             .zip(self.ui_state.pointer)
             .and_then(|(p, pos)| p.point_at(pos))
-            .or_else(|| self.chosen_face_center());
+            .or_else(|| self.chosen_face_center())
+            .or_else(|| self.af_point_center());
         if let ZoomChange::Face(k) = change {
             self.ui_state.chosen_face = self.cull.selected_id().map(|id| (id, k));
         }
@@ -132,6 +134,22 @@ impl DarkRoom {
             Faces::Ready(tiles) => tiles.get(k).map(|t| t.center),
             _ => None,
         }
+    }
+
+    /// The middle of where the camera focused on the photo shown (its AF points in focus, else
+    /// the chosen ones), as fractions of the photo; None where it has faces (Z goes to them)
+    /// or its file records no AF point.
+    pub(in crate::gui) fn af_point_center(&self) -> Option<egui::Pos2> {
+        let id = self.cull.selected_id()?;
+        let pictures = self.gallery.get(id)?;
+        if matches!(&pictures.faces, Faces::Ready(tiles) if !tiles.is_empty()) {
+            return None;
+        }
+        let crate::gui::pictures::Slot::Ready(facts) = &pictures.facts else {
+            return None;
+        };
+        let r = facts.af.as_ref()?.focus_area()?;
+        Some(egui::pos2((r[0] + r[2]) / 2.0, (r[1] + r[3]) / 2.0))
     }
 
     /// Ask for photo `id`'s close-ups once, alone (people across a burst: a column per frame,

@@ -37,6 +37,10 @@ pub fn compare_ui(
         };
         let zoom = app.comparison.zoom_of(id, &app.zoom);
         intents.push(Intent::Show(id, LOUPE_SIDE));
+        // The AF points come with the file's facts: each pane's are asked for while shown.
+        if app.show_af_points {
+            intents.push(Intent::ShowFacts(id));
+        }
         if !zoom.is_fit() {
             intents.push(Intent::ShowFull(id));
         }

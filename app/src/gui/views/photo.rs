@@ -118,6 +118,9 @@ fn draw(
     {
         painter.image(subject.id(), photo, UV, Color32::WHITE);
     }
+    if overlays.af_points {
+        af_points_ui(&painter, pane, photo, &pictures.facts);
+    }
     let mut words = zoom_words(zoom, &pictures.full);
     if from_thumbnail && full.is_none() {
         words.push_str(" · grid thumbnail until its picture is made");
@@ -156,6 +159,63 @@ fn draw(
         navigator_ui(ui, &placed, preview.or(pictures.thumb.ready()), intents);
     }
     (Some(placed), drew)
+}
+
+/// Where the camera focused, over the photo at whatever zoom (`photo` is the whole photo's
+/// rectangle on screen): the points in focus filled, the chosen ones outlined, the rest of
+/// the grid faint; a file without AF points says so.
+fn af_points_ui(
+    painter: &egui::Painter,
+    pane: Rect,
+    photo: Rect,
+    facts: &crate::gui::pictures::Slot<darkroom_library::facts::Facts>,
+) {
+    use crate::gui::pictures::Slot;
+    let Slot::Ready(facts) = facts else {
+        return;
+    };
+    let on_screen = |r: [f32; 4]| {
+        Rect::from_min_max(
+            photo.min + vec2(r[0], r[1]) * photo.size(),
+            photo.min + vec2(r[2], r[3]) * photo.size(),
+        )
+    };
+    let af = facts.af.as_ref();
+    let points = af.map_or(&[][..], |af| &af.points[..]);
+    let whole_grid = points.len() <= theme::AF_GRID_MAX;
+    for p in points {
+        let r = on_screen(p.rect);
+        if p.in_focus == Some(true) {
+            painter.rect_filled(r, 0.0, theme::AF_IN_FOCUS_FILL);
+            painter.rect_stroke(r, 0.0, Stroke::new(2.0, theme::AF_IN_FOCUS), StrokeKind::Outside);
+        } else if p.selected {
+            painter.rect_stroke(r, 0.0, Stroke::new(2.0, theme::AF_CHOSEN), StrokeKind::Outside);
+        } else if whole_grid {
+            painter.rect_stroke(r, 0.0, Stroke::new(1.0, theme::AF_OTHER), StrokeKind::Outside);
+        }
+    }
+    let words = match af {
+        None => Some("No AF points in this file's maker notes".to_owned()),
+        Some(af) if af.focus_area().is_none() => Some(format!(
+            "{}: no AF point with a position in the file",
+            af.mode.as_deref().unwrap_or("AF")
+        )),
+        Some(af) => af.mode.clone(),
+    };
+    if let Some(words) = words {
+        let galley = painter.layout_no_wrap(
+            words,
+            egui::FontId::proportional(theme::CAPTION_TEXT),
+            Color32::WHITE,
+        );
+        let at = pos2(pane.left() + 8.0, pane.bottom() - 8.0 - galley.size().y);
+        painter.rect_filled(
+            Rect::from_min_size(at, galley.size()).expand(4.0),
+            3.0,
+            theme::OVERLAY_FILL,
+        );
+        painter.galley(at, galley, Color32::WHITE);
+    }
 }
 
 /// "100 %", with what the loupe is still waiting for or could not get.
