@@ -7,8 +7,8 @@ use clap::{Parser, Subcommand};
 
 use crate::bench;
 use crate::commands::{
-    backend, clock, decide, export, faces, facts, index, ingest, ladder_worker, models, parity, people,
-    probe, propose, subject, thumbnails,
+    backend, clock, decide, export, faces, facts, index, ingest, ladder_worker, models, parity,
+    people, probe, propose, subject, thumbnails,
 };
 
 #[derive(Debug, Parser)]

@@ -1036,7 +1036,10 @@ mod tests {
             mode: None,
             ..af
         };
-        assert!(c.store_measures(&a, &again(Some(sharper.clone()))).expect("store"));
+        assert!(
+            c.store_measures(&a, &again(Some(sharper.clone())))
+                .expect("store")
+        );
         assert_eq!(read(&c).af, Some(sharper));
         assert!(c.store_measures(&a, &again(None)).expect("store"));
         assert_eq!(read(&c).af, None);

@@ -21,8 +21,8 @@ pub use db::{Catalog, Changed, ImportOutcome};
 pub use decision::{Change, ColourLabel, Decision, Flag, Label};
 pub use error::CatalogError;
 pub use faces::{
-    AfRow, ExposureRow, ExpressionRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES, PeopleLock,
-    PersonListed, PersonRow, PhotoIndex, Remeasured, SubjectRow,
+    AfRow, ExposureRow, ExpressionRow, FaceRow, IndexStamp, JudgedFace, LookRow, MEASURES,
+    PeopleLock, PersonListed, PersonRow, PhotoIndex, Remeasured, SubjectRow,
 };
 pub use held::{CardFile, Carried, FileStamp, Head};
 pub use ingested::IngestedFile;

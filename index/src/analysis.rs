@@ -363,8 +363,7 @@ fn af_focus(
     let measured = |m: usize| indexed[m].1.af.as_ref().and_then(|a| a.sharpness);
     let best_of = |members: &[usize]| {
         let measured: Vec<f32> = members.iter().filter_map(|&m| measured(m)).collect();
-        (measured.len() >= 2)
-            .then(|| measured.into_iter().fold(f32::MIN, f32::max))
+        (measured.len() >= 2).then(|| measured.into_iter().fold(f32::MIN, f32::max))
     };
     let mut scene_members: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for (k, s) in scenes.iter().enumerate() {

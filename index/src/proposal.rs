@@ -811,10 +811,8 @@ fn rank(
         return std::cmp::Ordering::Equal;
     };
     let af = |p: &PhotoAnalysis| p.af.as_ref().and_then(|f| f.sharpness);
-    let (sa, sb) = crate::bursts::focus_pair(
-        (a.sharpness, af(a), a.faces),
-        (b.sharpness, af(b), b.faces),
-    );
+    let (sa, sb) =
+        crate::bursts::focus_pair((a.sharpness, af(a), a.faces), (b.sharpness, af(b), b.faces));
     a.doing
         .compare(&b.doing, eyes, gaze)
         .then(sa.total_cmp(&sb))

@@ -168,7 +168,12 @@ fn expected(maker: Maker, t: &Value, model: &str) -> Option<[f64; 2]> {
                 })
                 .collect::<Option<_>>()?;
             let b = boxes.into_iter().reduce(|a, b| {
-                [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
+                [
+                    a[0].min(b[0]),
+                    a[1].min(b[1]),
+                    a[2].max(b[2]),
+                    a[3].max(b[3]),
+                ]
             })?;
             Some([(b[0] + b[2]) / 2.0 / w, (b[1] + b[3]) / 2.0 / h])
         }
@@ -256,7 +261,12 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         .map(|(m, ..)| format!("{}:all", m.exiftool_group()))
         .collect();
     let mut tags: Vec<&str> = groups.iter().map(String::as_str).collect();
-    tags.extend(["IFD0:Model", "IFD0:Orientation", "ExifIFD:ExifImageWidth", "ExifIFD:ExifImageHeight"]);
+    tags.extend([
+        "IFD0:Model",
+        "IFD0:Orientation",
+        "ExifIFD:ExifImageWidth",
+        "ExifIFD:ExifImageHeight",
+    ]);
     let numeric = exiftool(&dir, &files, true, &tags);
     let mode_tags: Vec<String> = MAKERS
         .iter()
@@ -303,7 +313,9 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         }
         match (af, theirs_af) {
             (None, Some((m, key, _))) => {
-                wrong.push(format!("{file}: exiftool reads {m:?} {key}, DarkRoom no AF"));
+                wrong.push(format!(
+                    "{file}: exiftool reads {m:?} {key}, DarkRoom no AF"
+                ));
                 continue;
             }
             (None, None) => continue,
@@ -345,12 +357,9 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
             .and_then(Value::as_u64)
             .unwrap_or(1);
         let want = expected(af.maker, theirs, &model).map(|p| shown(p, orientation));
-        let got = af.focus_area().map(|r| {
-            [
-                f64::from(r[0] + r[2]) / 2.0,
-                f64::from(r[1] + r[3]) / 2.0,
-            ]
-        });
+        let got = af
+            .focus_area()
+            .map(|r| [f64::from(r[0] + r[2]) / 2.0, f64::from(r[1] + r[3]) / 2.0]);
         match (got, want) {
             (Some(g), Some(w)) if (g[0] - w[0]).abs() < 1e-3 && (g[1] - w[1]).abs() < 1e-3 => {
                 t.positions += 1;
@@ -375,7 +384,12 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         "  not compared (exiftool reads none of their maker notes): {}",
         unread.join(", ")
     );
-    assert!(wrong.is_empty(), "{} differences:\n{}", wrong.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} differences:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
     for (maker, files, positions) in FLOORS {
         let t = tally.get(maker.exiftool_group());
         let (f, p) = t.map_or((0, 0), |t| (t.files, t.positions));
@@ -386,4 +400,3 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         );
     }
 }
-

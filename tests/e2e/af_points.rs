@@ -31,9 +31,15 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
     // The ILCE-7M3 focused at the centre of its 6000 × 4000 frame.
     assert_eq!(lines[0]["camera"], "SONY ILCE-7M3");
     assert_eq!(lines[0]["af"]["mode"], "Expanded Flexible Spot");
-    assert_eq!(lines[0]["af"]["maker_notes"]["FocusLocation"], "6000 4000 3000 2000");
+    assert_eq!(
+        lines[0]["af"]["maker_notes"]["FocusLocation"],
+        "6000 4000 3000 2000"
+    );
     let px = &lines[0]["af"]["focus_area_pixels"];
-    let centre = |p: &Value, i: usize| (p[i].as_f64().unwrap() + p[i + 2].as_f64().unwrap()) / 2.0;
+    let centre = |p: &Value, i: usize| {
+        let at = |k: usize| p[k].as_f64().expect("pixels are numbers");
+        (at(i) + at(i + 2)) / 2.0
+    };
     assert_eq!((centre(px, 0), centre(px, 1)), (3000.0, 2000.0), "{px}");
     // The X-T3 at FocusPixel 3598, 2090 of 4416 × 2944, single point, in focus.
     assert_eq!(lines[1]["af"]["mode"], "Single Point");
@@ -45,12 +51,18 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
     assert_eq!(lines[2]["af"]["mode"], "Auto-area");
     assert!(lines[2]["af"]["focus_area"].is_null(), "{}", lines[2]);
     assert!(
-        lines[3]["error"].as_str().is_some_and(|e| e.contains("gone.jpg")),
+        lines[3]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("gone.jpg")),
         "{}",
         lines[3]
     );
     // In words: a file without maker-note AF says so.
-    let plain = run_ok(darkroom(data.path()).arg("facts").arg(dir.join("exiv2-empty.jpg")));
+    let plain = run_ok(
+        darkroom(data.path())
+            .arg("facts")
+            .arg(dir.join("exiv2-empty.jpg")),
+    );
     assert!(
         String::from_utf8_lossy(&plain.stdout).contains("AF: no AF points in its maker notes"),
         "{plain:?}"

@@ -119,13 +119,20 @@ fn words(file: &std::path::Path, f: &Facts) -> String {
                 Some(r) => out.push_str(&format!(
                     "  focused at {}\n",
                     af.pixels(r).map_or_else(
-                        || format!("{:.3},{:.3}–{:.3},{:.3} of the frame", r[0], r[1], r[2], r[3]),
+                        || format!(
+                            "{:.3},{:.3}–{:.3},{:.3} of the frame",
+                            r[0], r[1], r[2], r[3]
+                        ),
                         |p| format!("pixels {},{}–{},{}", p[0], p[1], p[2], p[3]),
                     )
                 )),
                 None => out.push_str("  no AF point with a position in the file\n"),
             }
-            let in_focus = af.points.iter().filter(|p| p.in_focus == Some(true)).count();
+            let in_focus = af
+                .points
+                .iter()
+                .filter(|p| p.in_focus == Some(true))
+                .count();
             out.push_str(&format!(
                 "  {} point{}, {} in focus\n",
                 af.points.len(),

@@ -105,6 +105,30 @@ struct FaceOut {
 }
 
 #[derive(Serialize)]
+struct AfOut {
+    #[serde(flatten)]
+    focus: darkroom_index::analysis::AfFocus,
+    /// The area in the photo's pixels (as shown): left, top, right, bottom.
+    area_pixels: [u32; 4],
+}
+
+impl AfOut {
+    fn of(focus: darkroom_index::analysis::AfFocus, i: &darkroom_catalog::PhotoIndex) -> Self {
+        let px = |f: f32, side: u32| (f * side as f32).round().clamp(0.0, side as f32) as u32;
+        let a = focus.area;
+        AfOut {
+            area_pixels: [
+                px(a[0], i.width),
+                px(a[1], i.height),
+                px(a[2], i.width),
+                px(a[3], i.height),
+            ],
+            focus,
+        }
+    }
+}
+
+#[derive(Serialize)]
 struct PhotoOut {
     path: PathBuf,
     burst: Option<usize>,
@@ -121,6 +145,10 @@ struct PhotoOut {
     /// A segmenter looked for its subject (`subject` is what it found): the index looks where
     /// the subject can change a decision (`--subjects`).
     subject_sought: bool,
+    /// Where the camera focused (its maker notes' AF area, as fractions of the photo as shown
+    /// and in its pixels), the sharpness there and against the best of its burst or scene.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    af: Option<AfOut>,
     eyes_soft: bool,
     faces: Vec<FaceOut>,
     scene: Option<ScenePlace>,
@@ -305,6 +333,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             judged_by_faces: a.judged_by_faces,
             subject: a.subject,
             subject_sought: a.subject_sought,
+            af: a.af.map(|f| AfOut::of(f, i)),
             eyes_soft: a.eyes_soft,
             faces: i
                 .faces
@@ -362,7 +391,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(
-            "{} photos ({} indexed now, {} measured again, {} already, {} failed) · {} faces · {} people · {} bursts · {} scenes · {} sets · {} blurry · {} with eyes closed · subject looked for in {}",
+            "{} photos ({} indexed now, {} measured again, {} already, {} failed) · {} faces · {} people · {} bursts · {} scenes · {} sets · {} blurry · {} with eyes closed · subject looked for in {} · judged at the AF point instead in {}",
             report.photos,
             report.indexed,
             report.remeasured,
@@ -375,7 +404,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             report.sets,
             report.blurry,
             report.eyes_closed,
-            report.sought
+            report.sought,
+            report.stages.judged_at_af
         );
         println!(
             "{} · detector {}{}{} · {:.1} s",

@@ -519,14 +519,22 @@ mod tests {
     #[test]
     fn f_shows_picks_in_the_grid_and_the_af_points_over_a_photo() {
         let none = Modifiers::NONE;
-        let f = || vec![key(Key::F, none, false), key(Key::F, Modifiers::SHIFT, false)];
+        let f = || {
+            vec![
+                key(Key::F, none, false),
+                key(Key::F, Modifiers::SHIFT, false),
+            ]
+        };
         assert_eq!(pressed(&f(), false), vec![Action::FilterPicks]);
         assert_eq!(
             pressed(&f(), true),
             vec![Action::ToggleAfPoints, Action::ToggleFocusPeaking]
         );
         // The keys every view shares still hold over a photo.
-        assert_eq!(pressed(&[key(Key::P, none, false)], true), vec![Action::Pick]);
+        assert_eq!(
+            pressed(&[key(Key::P, none, false)], true),
+            vec![Action::Pick]
+        );
         // No two bindings of one view share a key and modifiers.
         for (i, a) in KEYMAP.iter().enumerate() {
             for b in &KEYMAP[i + 1..] {

@@ -97,8 +97,7 @@ pub const ACROSS_CELL: f32 = 112.0;
 pub const AF_IN_FOCUS: Color32 = Color32::from_rgb(255, 60, 60);
 pub const AF_IN_FOCUS_FILL: Color32 = Color32::from_rgba_premultiplied(90, 20, 20, 90);
 pub const AF_CHOSEN: Color32 = Color32::from_rgb(255, 200, 60);
-pub const AF_OTHER: Color32 = Color32::from_white_alpha(90);
+pub const AF_OTHER: Color32 = Color32::from_rgba_premultiplied(90, 90, 90, 90);
 /// A grid of more points than this (a mirrorless body's 1,053) is drawn by its points in
 /// focus and chosen only: the rest would hide the photo.
 pub const AF_GRID_MAX: usize = 100;
-

@@ -54,7 +54,12 @@ pub(super) fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Found> {
 
 /// The words `w[at..at + n]` as exiftool's int16s list them.
 fn signed(w: &[u16], at: usize, n: usize) -> Option<Vec<i16>> {
-    Some(w.get(at..at.checked_add(n)?)?.iter().map(|&v| v as i16).collect())
+    Some(
+        w.get(at..at.checked_add(n)?)?
+            .iter()
+            .map(|&v| v as i16)
+            .collect(),
+    )
 }
 
 fn bit(mask: &[i16], i: usize) -> bool {

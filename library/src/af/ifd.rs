@@ -44,7 +44,9 @@ impl Order {
 
     /// The 16-bit words of `b`, as many as it holds.
     pub fn u16s(self, b: &[u8]) -> Vec<u16> {
-        (0..b.len() / 2).filter_map(|i| self.u16(b, 2 * i)).collect()
+        (0..b.len() / 2)
+            .filter_map(|i| self.u16(b, 2 * i))
+            .collect()
     }
 }
 
@@ -128,7 +130,12 @@ impl Entry<'_> {
     pub fn uints(&self) -> Vec<u32> {
         match self.kind {
             1 | 7 => self.bytes.iter().map(|&b| u32::from(b)).collect(),
-            3 => self.order.u16s(self.bytes).into_iter().map(u32::from).collect(),
+            3 => self
+                .order
+                .u16s(self.bytes)
+                .into_iter()
+                .map(u32::from)
+                .collect(),
             4 | 13 => (0..self.count)
                 .filter_map(|i| self.order.u32(self.bytes, 4 * i))
                 .collect(),

@@ -116,7 +116,12 @@ impl Af {
             in_focus
         };
         chosen.into_iter().map(|p| p.rect).reduce(|a, b| {
-            [a[0].min(b[0]), a[1].min(b[1]), a[2].max(b[2]), a[3].max(b[3])]
+            [
+                a[0].min(b[0]),
+                a[1].min(b[1]),
+                a[2].max(b[2]),
+                a[3].max(b[3]),
+            ]
         })
     }
 
@@ -124,7 +129,12 @@ impl Af {
     pub fn pixels(&self, rect: [f32; 4]) -> Option<[u32; 4]> {
         let (w, h) = self.frame?;
         let px = |f: f32, side: u32| (f * side as f32).round().clamp(0.0, side as f32) as u32;
-        Some([px(rect[0], w), px(rect[1], h), px(rect[2], w), px(rect[3], h)])
+        Some([
+            px(rect[0], w),
+            px(rect[1], h),
+            px(rect[2], w),
+            px(rect[3], h),
+        ])
     }
 }
 
@@ -251,7 +261,12 @@ fn turned([x, y]: [f32; 2], o: Orientation) -> [f32; 2] {
 fn oriented(r: [f32; 4], o: Orientation) -> [f32; 4] {
     let a = turned([r[0], r[1]], o);
     let b = turned([r[2], r[3]], o);
-    [a[0].min(b[0]), a[1].min(b[1]), a[0].max(b[0]), a[1].max(b[1])]
+    [
+        a[0].min(b[0]),
+        a[1].min(b[1]),
+        a[0].max(b[0]),
+        a[1].max(b[1]),
+    ]
 }
 
 /// Numbers as `exiftool -n` lists them: space-separated.
@@ -295,8 +310,14 @@ mod tests {
         assert_eq!(turned(p, Orientation::Rotate270), [0.2, 0.9]);
         assert_eq!(turned(p, Orientation::Rotate180), [0.9, 0.8]);
         let r = oriented([0.1, 0.2, 0.3, 0.4], Orientation::Rotate90);
-        assert!((r[0] - 0.6).abs() < 1e-6 && (r[1] - 0.1).abs() < 1e-6, "{r:?}");
-        assert!((r[2] - 0.8).abs() < 1e-6 && (r[3] - 0.3).abs() < 1e-6, "{r:?}");
+        assert!(
+            (r[0] - 0.6).abs() < 1e-6 && (r[1] - 0.1).abs() < 1e-6,
+            "{r:?}"
+        );
+        assert!(
+            (r[2] - 0.8).abs() < 1e-6 && (r[3] - 0.3).abs() < 1e-6,
+            "{r:?}"
+        );
         assert_eq!(quotient((0, 0)), "undef");
         assert_eq!(quotient((67, 128)), "0.5234375");
         assert_eq!(quotient((1, 2)), "0.5");

@@ -169,7 +169,10 @@ fn af_info2(b: &[u8], order: Order) -> Found {
     if !v03 {
         if phase == 2 {
             if let Some(mask) = b.get(8..10) {
-                found.field("AFPointsUsed", u16::from_le_bytes([mask[0], mask[1]]).to_string());
+                found.field(
+                    "AFPointsUsed",
+                    u16::from_le_bytes([mask[0], mask[1]]).to_string(),
+                );
             }
         } else if let Some(mask) = b.get(8..8 + mask_len(phase)) {
             found.field("AFPointsUsed", hex_bytes(mask));

@@ -53,7 +53,12 @@ pub(super) fn read(note: &Note<'_>, _ctx: &Context<'_>) -> Option<Found> {
     let settings = match e.kind {
         4 | 13 => {
             let offset = usize::try_from(*e.uints().first()?).ok()?;
-            Ifd::new(main.data(), main.base().checked_add(offset)?, main.base(), main.order)
+            Ifd::new(
+                main.data(),
+                main.base().checked_add(offset)?,
+                main.base(),
+                main.order,
+            )
         }
         _ => Ifd::new(main.data(), e.at, main.base(), main.order),
     };

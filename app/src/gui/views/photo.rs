@@ -187,11 +187,26 @@ fn af_points_ui(
         let r = on_screen(p.rect);
         if p.in_focus == Some(true) {
             painter.rect_filled(r, 0.0, theme::AF_IN_FOCUS_FILL);
-            painter.rect_stroke(r, 0.0, Stroke::new(2.0, theme::AF_IN_FOCUS), StrokeKind::Outside);
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(2.0, theme::AF_IN_FOCUS),
+                StrokeKind::Outside,
+            );
         } else if p.selected {
-            painter.rect_stroke(r, 0.0, Stroke::new(2.0, theme::AF_CHOSEN), StrokeKind::Outside);
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(2.0, theme::AF_CHOSEN),
+                StrokeKind::Outside,
+            );
         } else if whole_grid {
-            painter.rect_stroke(r, 0.0, Stroke::new(1.0, theme::AF_OTHER), StrokeKind::Outside);
+            painter.rect_stroke(
+                r,
+                0.0,
+                Stroke::new(1.0, theme::AF_OTHER),
+                StrokeKind::Outside,
+            );
         }
     }
     let words = match af {
