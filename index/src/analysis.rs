@@ -159,7 +159,31 @@ impl PhotoAnalysis {
 
     /// A face or a sharp subject gives the photo something to judge it by.
     pub fn has_subject(&self) -> bool {
-        self.faces > 0 || self.subject.as_ref().is_some_and(|s| !s.soft)
+        self.faces > 0
+            || self.subject.as_ref().is_some_and(|s| !s.soft)
+            || self
+                .af
+                .as_ref()
+                .is_some_and(|f| f.sharpness.is_some() && !f.soft)
+    }
+
+    /// The sharpness a frame is called blurry by: the whole frame's, or where the camera
+    /// focused when that is sharper and no face judges it (a shallow depth of field is the
+    /// photographer's choice, not blur).
+    pub fn focus_sharpness(&self) -> f32 {
+        blur_measure(
+            self.sharpness,
+            self.af.as_ref().and_then(|f| f.sharpness),
+            self.judged_by_faces,
+        )
+    }
+}
+
+/// See [`PhotoAnalysis::focus_sharpness`].
+pub fn blur_measure(whole: f32, at_af: Option<f32>, judged_by_faces: bool) -> f32 {
+    match at_af {
+        Some(af) if !judged_by_faces => whole.max(af),
+        _ => whole,
     }
 }
 
@@ -297,7 +321,11 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 path: path.clone(),
                 detector: i.stamp.detector.clone(),
                 sharpness: i.sharpness,
-                blurry: i.sharpness < thresholds.blurry_below,
+                blurry: blur_measure(
+                    i.sharpness,
+                    i.af.as_ref().and_then(|a| a.sharpness),
+                    subject::judged_by_faces(&i.faces),
+                ) < thresholds.blurry_below,
                 faces: i.faces.len(),
                 eyes_closed: !doing.blinking.is_empty(),
                 people: i

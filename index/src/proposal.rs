@@ -570,9 +570,10 @@ fn rejections(
         out.push(Reason::Misfire { misfire });
     }
     // A misfire has nothing in it to be sharp: blur would say it twice.
-    if verdict.misfire.is_none() && a.sharpness < rules.blurry_below * strict.blurry_factor {
+    if verdict.misfire.is_none() && a.focus_sharpness() < rules.blurry_below * strict.blurry_factor
+    {
         out.push(Reason::Blurry {
-            sharpness: a.sharpness,
+            sharpness: a.focus_sharpness(),
             best_in_scene: best_in_scene(|p| Some(p.sharpness)),
         });
     }
@@ -1095,6 +1096,21 @@ mod tests {
         // Lenient rejects nothing for it.
         let lenient = propose(&candidates, &rules(Strictness::Lenient));
         assert!(lenient[1].as_ref().is_none_or(|p| p.flag == Flag::Pick));
+
+        // Shallow depth of field: soft over the whole frame, sharp where the camera focused.
+        let shallow = PhotoAnalysis {
+            burst: None,
+            ..frame(1, 10.0, af(180.0, false, false))
+        };
+        let decision = Decision::default();
+        let out = propose(
+            &[Candidate {
+                analysis: Some(&shallow),
+                decision: &decision,
+            }],
+            &rules(Strictness::Strict),
+        );
+        assert!(out[0].is_none(), "not blurry: {:?}", out[0]);
 
         // A soft subject the AF area missed says why.
         let missed = PhotoAnalysis {

@@ -19,6 +19,7 @@ pub mod ingest;
 pub mod jpeg;
 pub mod jpeg_dc;
 pub mod measure;
+pub mod peaking;
 pub mod preview;
 pub mod regular;
 pub mod scan;

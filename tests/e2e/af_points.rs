@@ -1,11 +1,15 @@
-//! `darkroom facts` on real camera files of exiv2's test data: what it says of where each
-//! focused, in pixels, and of a file without AF points (the values themselves are held
-//! against exiftool in library/tests/af_points.rs).
+//! Where the camera focused, end to end: `darkroom facts` on real camera files of exiv2's test
+//! data (what it says of where each focused, in pixels, and of a file without AF points; the
+//! values themselves are held against exiftool in library/tests/af_points.rs), and a faceless
+//! burst judged by the index and the proposal at its AF point.
+
+use std::path::Path;
+use std::process::Command;
 
 use serde_json::Value;
 
 use crate::hostile_files::set_dir;
-use crate::support::{darkroom, run_ok};
+use crate::support::{darkroom, json, run_ok};
 
 #[test]
 fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
@@ -67,4 +71,147 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
         String::from_utf8_lossy(&plain.stdout).contains("AF: no AF points in its maker notes"),
         "{plain:?}"
     );
+}
+
+/// Where exiv2's Fujifilm X-T3 file says its camera focused (FocusPixel 3598, 2090 of
+/// 4416 × 2944): the point the burst below is blurred around.
+const FUJI: &str = "exiv2-pr1409.exv";
+const FUJI_POINT: [f32; 2] = [3598.0 / 4416.0, 2090.0 / 2944.0];
+
+/// A frame of a burst made from a real photo (scikit-image's coffee, no face in it): blurred
+/// inside a square around the AF point (`inside`) or everywhere but there, carrying the X-T3's
+/// maker notes (copied by exiftool, as a block, offsets fixed) and a capture time `subsec`
+/// hundredths into one second.
+fn af_frame(folder: &Path, name: &str, blur_inside: bool, subsec: u32) -> std::path::PathBuf {
+    let img = image::open(crate::support::photo("coffee.png"))
+        .expect("the coffee photo")
+        .into_rgb8();
+    let blurred = image::imageops::blur(&img, 4.0);
+    let (w, h) = img.dimensions();
+    let half = 0.1 * h as f32;
+    let (cx, cy) = (FUJI_POINT[0] * w as f32, FUJI_POINT[1] * h as f32);
+    let near = |x: u32, y: u32| (x as f32 - cx).abs() < half && (y as f32 - cy).abs() < half;
+    let frame = image::RgbImage::from_fn(w, h, |x, y| {
+        if near(x, y) == blur_inside {
+            *blurred.get_pixel(x, y)
+        } else {
+            *img.get_pixel(x, y)
+        }
+    });
+    let plain = folder.join(format!("{name}.plain.jpg"));
+    frame.save(&plain).expect("write the frame");
+    let out = folder.join(format!("{name}.jpg"));
+    let status = Command::new("exiftool")
+        .args(["-q", "-q", "-m", "-TagsFromFile"])
+        .arg(set_dir().join(FUJI))
+        .args([
+            "-all:all",
+            "-DateTimeOriginal=2024:05:01 10:00:00",
+            &format!("-SubSecTimeOriginal={subsec:02}"),
+            "-o",
+        ])
+        .arg(&out)
+        .arg(&plain)
+        .status()
+        .expect("exiftool is installed (scripts/test installs libimage-exiftool-perl)");
+    assert!(status.success(), "exiftool wrote {}", out.display());
+    std::fs::remove_file(&plain).expect("remove the plain frame");
+    out
+}
+
+fn result<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .and_then(|r| {
+            r.iter().find(|p| {
+                p["path"]
+                    .as_str()
+                    .is_some_and(|s| s.ends_with(&format!("{name}.jpg")))
+            })
+        })
+        .unwrap_or_else(|| panic!("{name} in {report}"))
+}
+
+/// Two frames of one moment from one real photo: one blurred everywhere but where the camera
+/// focused, one blurred only there. Over the whole frame the second is far the sharper; where
+/// the camera focused it is soft, and that is what the index and the proposal judge it by:
+/// it is rejected as soft at the AF point, the first kept, and the segmenter is not run on
+/// either. The same frames without their maker notes are judged the old way.
+#[test]
+fn a_faceless_burst_is_judged_where_the_camera_focused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("burst");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    let sharp_there = af_frame(&folder, "sharp_at_af", false, 10);
+    af_frame(&folder, "soft_at_af", true, 30);
+    // The maker notes came across: DarkRoom reads the X-T3's point from the frame.
+    let facts = darkroom_library::facts::read(&sharp_there).expect("facts");
+    let af = facts.af.expect("the copied maker notes' AF point");
+    let area = af.focus_area().expect("a point");
+    let centre = [(area[0] + area[2]) / 2.0, (area[1] + area[3]) / 2.0];
+    assert!(
+        (centre[0] - FUJI_POINT[0]).abs() < 1e-3 && (centre[1] - FUJI_POINT[1]).abs() < 1e-3,
+        "{centre:?}"
+    );
+
+    let index = |catalog: &str, folder: &Path| {
+        json(&run_ok(
+            crate::support::darkroom_on(crate::support::Rt::Ort, dir.path())
+                .env("DARKROOM_MODELS", crate::support::models())
+                .args(["index", "--json", "--catalog"])
+                .arg(dir.path().join(catalog))
+                .arg(folder),
+        ))
+    };
+    let report = index("catalog.sqlite", &folder);
+    let (sharp, soft) = (
+        result(&report, "sharp_at_af"),
+        result(&report, "soft_at_af"),
+    );
+    let at = |p: &Value| {
+        p["af"]["sharpness"]
+            .as_f64()
+            .expect("measured at the AF point")
+    };
+    let whole = |p: &Value| p["sharpness"].as_f64().expect("the frame's sharpness");
+    assert!(whole(soft) > 2.0 * whole(sharp), "{report}");
+    assert!(at(sharp) > 2.5 * at(soft), "{report}");
+    assert_eq!(soft["af"]["soft"], true, "{report}");
+    assert_eq!(sharp["af"]["soft"], false, "{report}");
+    assert_eq!(soft["burst"], sharp["burst"], "one burst: {report}");
+    assert_eq!(sharp["proposed"]["flag"], "pick", "{report}");
+    assert_eq!(soft["proposed"]["flag"], "reject", "{report}");
+    let words = soft["proposed"]["reasons"][0]["words"]
+        .as_str()
+        .expect("a reason in words");
+    assert_eq!(
+        words,
+        format!(
+            "soft at the AF point: {:.0} vs {:.0} for the best of the burst",
+            at(soft),
+            at(sharp)
+        ),
+        "{report}"
+    );
+    // Judged at the AF point, not by the segmenter (the shipped U²-Netp is installed).
+    assert_eq!(report["stages"]["judged_at_af"], 2, "{report}");
+    assert_eq!(report["stages"]["segmented"], 0, "{report}");
+    assert!(sharp["af"]["area_pixels"].is_array(), "{report}");
+
+    // The same frames with their maker notes stripped: no AF point, the segmenter judges.
+    let stripped = dir.path().join("stripped");
+    std::fs::create_dir_all(&stripped).expect("mkdir");
+    for name in ["sharp_at_af", "soft_at_af"] {
+        let status = Command::new("exiftool")
+            .args(["-q", "-q", "-m", "-MakerNotes:all=", "-o"])
+            .arg(stripped.join(format!("{name}.jpg")))
+            .arg(folder.join(format!("{name}.jpg")))
+            .status()
+            .expect("exiftool");
+        assert!(status.success());
+    }
+    let plain = index("stripped.sqlite", &stripped);
+    assert!(result(&plain, "soft_at_af")["af"].is_null(), "{plain}");
+    assert_eq!(plain["stages"]["judged_at_af"], 0, "{plain}");
+    assert_eq!(plain["stages"]["segmented"], 2, "{plain}");
 }

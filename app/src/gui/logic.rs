@@ -447,6 +447,7 @@ impl DarkRoom {
                         tiles,
                         histogram,
                         clipping,
+                        peaking,
                     } = *made;
                     (pictures.faces, pictures.subject) = face_tiles(ctx, done.id, faces);
                     self.gallery.upload_full(FullUpload {
@@ -454,6 +455,7 @@ impl DarkRoom {
                         size,
                         histogram,
                         clipping,
+                        peaking,
                         tiles: TilesUp::new(tiles),
                     });
                     return 0;

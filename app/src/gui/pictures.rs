@@ -178,6 +178,8 @@ pub struct FullTiles {
     pub histogram: darkroom_library::histogram::Histogram,
     /// Blown-out pixels red, crushed ones blue, the rest clear: laid over the photo (J).
     pub clipping: TextureHandle,
+    /// The sharp edges of the photo's own pixels marked, the rest clear (Shift+F).
+    pub peaking: TextureHandle,
 }
 
 /// The rows of a photo's own pixels a zoomed loupe shows, here before the rest: drawn over its
@@ -247,6 +249,7 @@ pub struct FullUpload {
     pub size: egui::Vec2,
     pub histogram: darkroom_library::histogram::Histogram,
     pub clipping: egui::ColorImage,
+    pub peaking: egui::ColorImage,
     pub tiles: TilesUp,
 }
 
@@ -407,14 +410,19 @@ impl Gallery {
             // With the last tile, the clipping mask (at most 2,048 px long): the photo is
             // ready in this frame, not the next.
             let up = self.uploads.pop_front()?;
-            let px = px + up.clipping.size[0] * up.clipping.size[1];
+            let px = px
+                + up.clipping.size[0] * up.clipping.size[1]
+                + up.peaking.size[0] * up.peaking.size[1];
             let name = texture_name(id, "clipping");
             let mask = self.spares.texture(ctx, name, up.clipping, clipping);
+            let name = texture_name(id, "peaking");
+            let peaking = self.spares.texture(ctx, name, up.peaking, clipping);
             let full = FullTiles {
                 size: up.size,
                 tiles: up.tiles.uploaded,
                 histogram: up.histogram,
                 clipping: mask,
+                peaking,
             };
             let Some(p) = self.get_mut(id) else {
                 self.spare_full(full);
@@ -532,6 +540,7 @@ impl Gallery {
     fn spare_full(&mut self, full: FullTiles) {
         self.spare_tiles(full.tiles);
         self.spares.put(full.clipping);
+        self.spares.put(full.peaking);
     }
 
     /// Photo `id`'s slot and the spare textures, for a picture that came.

@@ -113,6 +113,20 @@ fn draw(
     {
         painter.image(full.clipping.id(), photo, UV, Color32::WHITE);
     }
+    if overlays.peaking {
+        match full {
+            Some(full) => {
+                painter.image(full.peaking.id(), photo, UV, Color32::WHITE);
+            }
+            // Peaking is found on the photo's own pixels, never the preview's.
+            None => note_ui(
+                &painter,
+                pane,
+                1,
+                "Focus peaking: waiting for the photo's own pixels",
+            ),
+        }
+    }
     if overlays.subject
         && let Some(subject) = &pictures.subject
     {
@@ -218,19 +232,28 @@ fn af_points_ui(
         Some(af) => af.mode.clone(),
     };
     if let Some(words) = words {
-        let galley = painter.layout_no_wrap(
-            words,
-            egui::FontId::proportional(theme::CAPTION_TEXT),
-            Color32::WHITE,
-        );
-        let at = pos2(pane.left() + 8.0, pane.bottom() - 8.0 - galley.size().y);
-        painter.rect_filled(
-            Rect::from_min_size(at, galley.size()).expand(4.0),
-            3.0,
-            theme::OVERLAY_FILL,
-        );
-        painter.galley(at, galley, Color32::WHITE);
+        note_ui(painter, pane, 0, &words);
     }
+}
+
+/// A line of words over the pane's bottom-left corner, `row` lines up from the bottom.
+fn note_ui(painter: &egui::Painter, pane: Rect, row: usize, words: &str) {
+    let galley = painter.layout_no_wrap(
+        words.to_owned(),
+        egui::FontId::proportional(theme::CAPTION_TEXT),
+        Color32::WHITE,
+    );
+    let line = galley.size().y + 12.0;
+    let at = pos2(
+        pane.left() + 8.0,
+        pane.bottom() - 8.0 - galley.size().y - row as f32 * line,
+    );
+    painter.rect_filled(
+        Rect::from_min_size(at, galley.size()).expand(4.0),
+        3.0,
+        theme::OVERLAY_FILL,
+    );
+    painter.galley(at, galley, Color32::WHITE);
 }
 
 /// "100 %", with what the loupe is still waiting for or could not get.
