@@ -127,6 +127,9 @@ pub enum Command {
         /// Where the job looks for the subject (the deferral's gain, side by side).
         #[arg(long, default_value = "deciding")]
         subjects: darkroom_index::subject::SubjectScope,
+        /// As if no file said where its camera focused (the AF points' gain, side by side).
+        #[arg(long)]
+        no_af: bool,
     },
     /// One configuration of the benchmark, in this process's runtime (spawned by `bench`).
     #[command(hide = true)]
@@ -177,7 +180,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_segmenter,
             no_mesh,
             subjects,
-        } => bench::index::worker(dir, detector, embedder, no_segmenter, no_mesh, subjects),
+            no_af,
+        } => bench::index::worker(
+            dir,
+            detector,
+            embedder,
+            (no_segmenter, no_mesh, no_af),
+            subjects,
+        ),
         Command::BenchWorker(args) => bench::inference::worker_main(args),
     }
 }

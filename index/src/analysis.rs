@@ -225,7 +225,11 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             sharpness: i.sharpness,
             faces: i.faces.len(),
             doing: d.clone(),
-            af_sharpness: i.af.as_ref().and_then(|a| a.sharpness),
+            af_sharpness: i
+                .af
+                .as_ref()
+                .filter(|_| thresholds.af_points)
+                .and_then(|a| a.sharpness),
         })
         .collect();
     let set_frames: Vec<SetFrame> = indexed
@@ -323,7 +327,9 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 sharpness: i.sharpness,
                 blurry: blur_measure(
                     i.sharpness,
-                    i.af.as_ref().and_then(|a| a.sharpness),
+                    i.af.as_ref()
+                        .filter(|_| thresholds.af_points)
+                        .and_then(|a| a.sharpness),
                     subject::judged_by_faces(&i.faces),
                 ) < thresholds.blurry_below,
                 faces: i.faces.len(),
@@ -403,7 +409,7 @@ fn af_focus(
         .iter()
         .enumerate()
         .map(|(k, (_, i))| {
-            let row = i.af.as_ref()?;
+            let row = i.af.as_ref().filter(|_| t.af_points)?;
             let in_burst = bursts[k]
                 .as_ref()
                 .and_then(|b| best_of(&burst_members[b.id]));

@@ -683,7 +683,7 @@ pub fn subjects_wanted(
     segmenter: &str,
 ) -> Vec<PathBuf> {
     subject_candidates(indexed, thresholds, segmenter)
-        .filter(|(_, i)| !judged_at_af_area(i))
+        .filter(|(_, i)| !(thresholds.af_points && judged_at_af_area(i)))
         .map(|(path, _)| path.clone())
         .collect()
 }
@@ -695,7 +695,7 @@ pub fn judged_at_af(
     segmenter: &str,
 ) -> usize {
     subject_candidates(indexed, thresholds, segmenter)
-        .filter(|(_, i)| judged_at_af_area(i))
+        .filter(|(_, i)| thresholds.af_points && judged_at_af_area(i))
         .count()
 }
 
@@ -763,8 +763,15 @@ fn pipeline(
                         let Some((path, pass)) = todo.get(i) else {
                             break;
                         };
-                        let item =
-                            decode(path, *pass, config.work_side).map_err(|e| (path.clone(), e));
+                        let item = decode(path, *pass, config.work_side)
+                            .map(|mut d| {
+                                // Told not to: judged as if the file said nothing.
+                                if !config.thresholds.af_points {
+                                    d.af = None;
+                                }
+                                d
+                            })
+                            .map_err(|e| (path.clone(), e));
                         if tx.send(item).is_err() {
                             break;
                         }

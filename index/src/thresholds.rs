@@ -51,6 +51,10 @@ pub struct Thresholds {
     /// Which photos the index looks for a subject in, after every photo's faces are in.
     #[serde(default)]
     pub subjects: SubjectScope,
+    /// Judge a frame no face judges where the camera focused (its maker notes' AF points),
+    /// instead of looking for its subject with the segmenter.
+    #[serde(default = "default_af_points")]
+    pub af_points: bool,
     /// A frame less sharp where the camera focused than this share of the sharpest frame of
     /// its burst (else scene) there is "soft at the AF point".
     #[serde(default = "default_af_to_best")]
@@ -59,6 +63,10 @@ pub struct Thresholds {
     /// subject": the camera focused on something else.
     #[serde(default = "default_af_on_subject")]
     pub af_on_subject_at_least: f32,
+}
+
+fn default_af_points() -> bool {
+    true
 }
 
 fn default_af_to_best() -> f32 {
@@ -101,6 +109,7 @@ impl Default for Thresholds {
             eye_judge: EyeJudge::default(),
             prominent_face_share: 0.25,
             subjects: SubjectScope::default(),
+            af_points: true,
             af_to_best_at_least: 0.4,
             af_on_subject_at_least: 0.1,
         }

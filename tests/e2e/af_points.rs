@@ -76,17 +76,29 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
 /// Where exiv2's Fujifilm X-T3 file says its camera focused (FocusPixel 3598, 2090 of
 /// 4416 × 2944): the point the burst below is blurred around.
 const FUJI: &str = "exiv2-pr1409.exv";
-const FUJI_POINT: [f32; 2] = [3598.0 / 4416.0, 2090.0 / 2944.0];
+pub(crate) const FUJI_POINT: [f32; 2] = [3598.0 / 4416.0, 2090.0 / 2944.0];
 
-/// A frame of a burst made from a real photo (scikit-image's coffee, no face in it): blurred
-/// inside a square around the AF point (`inside`) or everywhere but there, carrying the X-T3's
-/// maker notes (copied by exiftool, as a block, offsets fixed) and a capture time `subsec`
-/// hundredths into one second.
-fn af_frame(folder: &Path, name: &str, blur_inside: bool, subsec: u32) -> std::path::PathBuf {
+/// A frame of a burst made from a real photo (scikit-image's coffee, no face in it, `scale`
+/// times its 600 × 400): blurred inside a square around the AF point (`blur_inside`) or
+/// everywhere but there, carrying the X-T3's maker notes (copied by exiftool, as a block,
+/// offsets fixed) and a capture time `subsec` hundredths into one second.
+pub(crate) fn af_frame(
+    folder: &Path,
+    name: &str,
+    blur_inside: bool,
+    subsec: u32,
+    scale: u32,
+) -> std::path::PathBuf {
     let img = image::open(crate::support::photo("coffee.png"))
         .expect("the coffee photo")
         .into_rgb8();
-    let blurred = image::imageops::blur(&img, 4.0);
+    let img = image::imageops::resize(
+        &img,
+        img.width() * scale,
+        img.height() * scale,
+        image::imageops::FilterType::Triangle,
+    );
+    let blurred = image::imageops::blur(&img, 4.0 * scale as f32);
     let (w, h) = img.dimensions();
     let half = 0.1 * h as f32;
     let (cx, cy) = (FUJI_POINT[0] * w as f32, FUJI_POINT[1] * h as f32);
@@ -142,8 +154,8 @@ fn a_faceless_burst_is_judged_where_the_camera_focused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("burst");
     std::fs::create_dir_all(&folder).expect("mkdir");
-    let sharp_there = af_frame(&folder, "sharp_at_af", false, 10);
-    af_frame(&folder, "soft_at_af", true, 30);
+    let sharp_there = af_frame(&folder, "sharp_at_af", false, 10, 1);
+    af_frame(&folder, "soft_at_af", true, 30, 1);
     // The maker notes came across: DarkRoom reads the X-T3's point from the frame.
     let facts = darkroom_library::facts::read(&sharp_there).expect("facts");
     let af = facts.af.expect("the copied maker notes' AF point");

@@ -14,6 +14,7 @@ mod decisions;
 mod export_cli;
 mod faces_cli;
 mod gui;
+mod gui_af;
 mod gui_culling;
 mod gui_ingest;
 mod gui_pace;

@@ -40,6 +40,10 @@ pub struct Args {
     /// Skip the ONNX Runtime pass without the face mesh (its cost, side by side).
     #[arg(long)]
     no_mesh_pass: bool,
+    /// Skip the ONNX Runtime pass that judges every photo as if its file said nothing of where
+    /// the camera focused (the AF points' gain, side by side).
+    #[arg(long)]
+    no_af_pass: bool,
     /// Skip the ONNX Runtime pass that looks for the subject in every photo no face judges
     /// (what the job did before it looked only where the subject can decide).
     #[arg(long)]
@@ -232,8 +236,7 @@ pub fn worker(
     dir: PathBuf,
     detector: Option<String>,
     embedder: Option<String>,
-    no_segmenter: bool,
-    no_mesh: bool,
+    (no_segmenter, no_mesh, no_af): (bool, bool, bool),
     subjects: darkroom_index::subject::SubjectScope,
 ) -> anyhow::Result<ExitCode> {
     let files = jpegs(&dir)?;
@@ -287,6 +290,7 @@ pub fn worker(
         work_side: WORK_SIDE,
         thresholds: Thresholds {
             subjects,
+            af_points: !no_af,
             ..Thresholds::default()
         },
     };
@@ -386,7 +390,7 @@ fn spawn(
     embedder: Option<&str>,
     segmenter: bool,
     mesh: bool,
-    subjects: darkroom_index::subject::SubjectScope,
+    (subjects, af): (darkroom_index::subject::SubjectScope, bool),
 ) -> anyhow::Result<RuntimeResult> {
     let exe = std::env::current_exe().context("cannot find this executable")?;
     let mut cmd = Command::new(exe);
@@ -394,6 +398,9 @@ fn spawn(
         .arg(dir)
         .arg("--subjects")
         .arg(subjects.name());
+    if !af {
+        cmd.arg("--no-af");
+    }
     if !segmenter {
         cmd.arg("--no-segmenter");
     }
@@ -428,7 +435,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             first(&a.embedder),
             true,
             true,
-            SubjectScope::Deciding,
+            (SubjectScope::Deciding, true),
         )?);
     }
     let or_default = |v: &[String]| -> Vec<Option<String>> {
@@ -447,7 +454,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 embedder.as_deref(),
                 true,
                 true,
-                SubjectScope::Deciding,
+                (SubjectScope::Deciding, true),
             )?);
         }
     }
@@ -458,7 +465,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                  ran: fn(&RuntimeResult) -> bool,
                  segmenter: bool,
                  mesh: bool,
-                 subjects: SubjectScope|
+                 (subjects, af): (SubjectScope, bool)|
      -> anyhow::Result<Option<RuntimeResult>> {
         match first_ort {
             Some(with) if !skip && ran(with) => Ok(Some(spawn(
@@ -468,7 +475,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
                 first(&a.embedder),
                 segmenter,
                 mesh,
-                subjects,
+                (subjects, af),
             )?)),
             _ => Ok(None),
         }
@@ -480,7 +487,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         has_segmenter,
         false,
         true,
-        SubjectScope::Deciding,
+        (SubjectScope::Deciding, true),
     )?;
     // The face mesh's cost.
     let without_mesh = again(
@@ -488,7 +495,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         |r| r.mesh.is_some(),
         true,
         false,
-        SubjectScope::Deciding,
+        (SubjectScope::Deciding, true),
     )?;
     // The deferral's gain: looking for the subject in every photo no face judges.
     let everywhere = again(
@@ -496,7 +503,15 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         has_segmenter,
         true,
         true,
-        SubjectScope::Everywhere,
+        (SubjectScope::Everywhere, true),
+    )?;
+    // The AF points' gain: the same photos judged as if no file said where it focused.
+    let without_af = again(
+        a.no_af_pass,
+        |r| r.stages.judged_at_af > 0,
+        true,
+        true,
+        (SubjectScope::Deciding, false),
     )?;
     let peer = match &a.peer_python {
         Some(py) => {
@@ -512,7 +527,7 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
         println!(
             "{}",
             serde_json::to_string_pretty(
-                &serde_json::json!({"darkroom": results, "without_segmenter": without, "without_mesh": without_mesh, "subjects_everywhere": everywhere, "peer": peer})
+                &serde_json::json!({"darkroom": results, "without_segmenter": without, "without_mesh": without_mesh, "subjects_everywhere": everywhere, "without_af": without_af, "peer": peer})
             )?
         );
         return Ok(ExitCode::SUCCESS);
@@ -608,6 +623,23 @@ pub fn run(a: Args) -> anyhow::Result<ExitCode> {
             all.end_to_end_photos_per_s,
             against_peer(all),
             all.stages.segmented
+        );
+    }
+    if let (Some(off), Some(with)) = (
+        &without_af,
+        results.iter().find(|r| !r.runtime.contains("tract")),
+    ) {
+        println!(
+            "AF points: end to end with them / without: {:.2} ({:.2} vs {:.2} photos/s) · judged at the AF point instead of by the segmenter: {} of {} photos · the segmenter ran on {} with them, {} without ({:.0} vs {:.0} ms of segmenting)",
+            with.end_to_end_photos_per_s / off.end_to_end_photos_per_s,
+            with.end_to_end_photos_per_s,
+            off.end_to_end_photos_per_s,
+            with.stages.judged_at_af,
+            with.photos,
+            with.stages.segmented,
+            off.stages.segmented,
+            with.stages.segment_ms,
+            off.stages.segment_ms
         );
     }
     if let (Some(off), Some(with)) = (

@@ -1,0 +1,79 @@
+//! Where the camera focused, in the window: F lays the AF points over the loupe's photo (the
+//! point in focus filled) at every zoom and over every compare pane, Z without a face zooms to
+//! the AF point, and Shift+F paints the sharp edges of the photo's own pixels. The frames are a
+//! real photo carrying a real X-T3's maker notes (`af_points::af_frame`). The snapshots were
+//! looked at.
+
+use egui::{Key, Modifiers, pos2};
+
+use crate::af_points::{FUJI_POINT, af_frame};
+use crate::gui::{harness, ort_cpu, settle};
+use crate::snapshots::Snap;
+use darkroom_app::gui::View;
+
+#[test]
+fn the_loupe_and_compare_show_where_the_camera_focused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    // 2400 × 1600: at 100 % the pane shows a part of it.
+    af_frame(&folder, "a_sharp_at_af", false, 10, 4);
+    af_frame(&folder, "b_soft_at_af", true, 30, 4);
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    h.key_press(Key::Enter);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Loupe);
+    // F over a photo: the AF points, not the picks filter.
+    h.key_press(Key::F);
+    settle(&mut h);
+    assert!(h.state().show_af_points);
+    assert_eq!(
+        h.state().cull.filter,
+        darkroom_index::culling::Filter::All,
+        "F in the loupe leaves the filter"
+    );
+    h.snap("loupe_af_points_fit");
+
+    // Z with the pointer off the photo and no face: 100 % where the camera focused.
+    h.hover_at(pos2(2.0, 2.0));
+    h.run_steps(2);
+    h.key_press(Key::Z);
+    settle(&mut h);
+    let at = h.state().loupe_placed().expect("placed");
+    assert_eq!(at.photo.width(), 2400.0, "100 %");
+    let point = at.photo.min + egui::vec2(FUJI_POINT[0], FUJI_POINT[1]) * at.photo.size();
+    assert!(
+        at.pane.shrink(40.0).contains(point),
+        "the AF point {point:?} is in view: {at:?}"
+    );
+    h.snap("loupe_af_points_100");
+    // Focus peaking over the same view, from the photo's own pixels.
+    h.key_press_modifiers(Modifiers::SHIFT, Key::F);
+    settle(&mut h);
+    assert!(h.state().show_peaking);
+    h.snap("loupe_af_peaking_100");
+    h.key_press_modifiers(Modifiers::SHIFT, Key::F);
+    h.key_press(Key::Z);
+    settle(&mut h);
+
+    // Compare both frames, the AF points over each pane.
+    h.key_press(Key::Escape);
+    settle(&mut h);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::A);
+    h.key_press(Key::C);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Compare);
+    h.snap("compare_af_points");
+
+    // In the grid, F is the picks filter again.
+    h.key_press(Key::Escape);
+    settle(&mut h);
+    assert_eq!(h.state().cull.view, View::Grid);
+    h.key_press(Key::F);
+    settle(&mut h);
+    assert_eq!(
+        h.state().cull.filter,
+        darkroom_index::culling::Filter::Picks
+    );
+}
