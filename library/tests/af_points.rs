@@ -58,7 +58,7 @@ const MAKERS: [(Maker, &str, &str); 6] = [
 /// position in the file, a stripped file's 2×2 frame): a reader that silently stops finding
 /// them fails.
 const FLOORS: [(Maker, usize, usize); 6] = [
-    (Maker::Canon, 37, 33),
+    (Maker::Canon, 37, 30),
     (Maker::Nikon, 31, 1),
     (Maker::Sony, 26, 2),
     (Maker::Fujifilm, 19, 6),
@@ -155,7 +155,9 @@ fn expected(maker: Maker, t: &Value, model: &str) -> Option<[f64; 2]> {
                     .collect()
             };
             let mut chosen = pick(&focus);
-            if chosen.is_empty() {
+            // Focused by hand (AFAreaMode 0), the selected point is not where the focus is.
+            let manual = numbers(g("AFAreaMode")).first() == Some(&0.0);
+            if chosen.is_empty() && !manual {
                 chosen = pick(&selected);
             }
             let up = if model.contains("EOS") { -1.0 } else { 1.0 };

@@ -15,14 +15,16 @@ use crate::support::{darkroom, json, run_ok};
 fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
     let dir = set_dir();
     let data = tempfile::tempdir().expect("tempdir");
-    let sony = dir.join("exiv2-pr906.exv");
-    let fuji = dir.join("exiv2-pr1409.exv");
-    let none = dir.join("exiv2-bug1199.webp");
+    // A Sony α1's HEIF, a Canon R6's CR3 focused by hand, a Nikon D5300's WebP (its
+    // phase-detect points have no position in the file), and a file that is not there.
+    let sony = dir.join("Sony.HIF");
+    let canon = dir.join("Canon-R6-pruned.CR3");
+    let nikon = dir.join("exiv2-bug1199.webp");
     let missing = data.path().join("gone.jpg");
     let out = darkroom(data.path())
         .arg("facts")
         .arg("--json")
-        .args([&sony, &fuji, &none, &missing])
+        .args([&sony, &canon, &nikon, &missing])
         .output()
         .expect("darkroom runs");
     // A file that cannot be read fails the command, after the others are said.
@@ -32,26 +34,26 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
         .map(|l| serde_json::from_str(l).expect("one JSON object a line"))
         .collect();
     assert_eq!(lines.len(), 4, "{lines:?}");
-    // The ILCE-7M3 focused at the centre of its 6000 × 4000 frame.
-    assert_eq!(lines[0]["camera"], "SONY ILCE-7M3");
-    assert_eq!(lines[0]["af"]["mode"], "Expanded Flexible Spot");
+    // The α1 focused at the centre of its 8640 × 5760 frame, in its Center area mode.
+    assert_eq!(lines[0]["camera"], "SONY ILCE-1");
+    assert_eq!(lines[0]["af"]["mode"], "Center");
     assert_eq!(
         lines[0]["af"]["maker_notes"]["FocusLocation"],
-        "6000 4000 3000 2000"
+        "8640 5760 4320 2880"
     );
     let px = &lines[0]["af"]["focus_area_pixels"];
     let centre = |p: &Value, i: usize| {
         let at = |k: usize| p[k].as_f64().expect("pixels are numbers");
         (at(i) + at(i + 2)) / 2.0
     };
-    assert_eq!((centre(px, 0), centre(px, 1)), (3000.0, 2000.0), "{px}");
-    // The X-T3 at FocusPixel 3598, 2090 of 4416 × 2944, single point, in focus.
-    assert_eq!(lines[1]["af"]["mode"], "Single Point");
-    let px = &lines[1]["af"]["focus_area_pixels"];
-    assert_eq!((centre(px, 0), centre(px, 1)), (3598.0, 2090.0), "{px}");
-    assert_eq!(lines[1]["af"]["points"][0]["in_focus"], true);
-    // A Nikon DSLR's phase-detect points have no position in the file: its record and mode
-    // are said, no point drawn.
+    assert_eq!((centre(px, 0), centre(px, 1)), (4320.0, 2880.0), "{px}");
+    assert_eq!(lines[0]["af"]["frame"], serde_json::json!([8640, 5760]));
+    // The R6 was focused by hand: its AF record, from the CR3's CMT3 box, says so, and names
+    // no point to be sharp at.
+    assert_eq!(lines[1]["af"]["mode"], "Off (Manual Focus)", "{}", lines[1]);
+    assert_eq!(lines[1]["af"]["maker_notes"]["NumAFPoints"], "1053");
+    assert!(lines[1]["af"]["focus_area"].is_null(), "{}", lines[1]);
+    // A Nikon DSLR's record and mode are said, no point drawn.
     assert_eq!(lines[2]["af"]["mode"], "Auto-area");
     assert!(lines[2]["af"]["focus_area"].is_null(), "{}", lines[2]);
     assert!(

@@ -16,9 +16,9 @@ fn the_loupe_and_compare_show_where_the_camera_focused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let folder = dir.path().join("shoot");
     std::fs::create_dir_all(&folder).expect("mkdir");
-    // 2400 × 1600: at 100 % the pane shows a part of it.
-    af_frame(&folder, "a_sharp_at_af", false, 10, 4);
-    af_frame(&folder, "b_soft_at_af", true, 30, 4);
+    // 1200 × 800: at 100 % the pane shows a part of it.
+    af_frame(&folder, "a_sharp_at_af", false, 10, 2);
+    af_frame(&folder, "b_soft_at_af", true, 30, 2);
     let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
     settle(&mut h);
     h.key_press(Key::Enter);
@@ -41,17 +41,43 @@ fn the_loupe_and_compare_show_where_the_camera_focused() {
     h.key_press(Key::Z);
     settle(&mut h);
     let at = h.state().loupe_placed().expect("placed");
-    assert_eq!(at.photo.width(), 2400.0, "100 %");
+    assert_eq!(at.photo.width(), 1200.0, "100 %");
     let point = at.photo.min + egui::vec2(FUJI_POINT[0], FUJI_POINT[1]) * at.photo.size();
     assert!(
         at.pane.shrink(40.0).contains(point),
         "the AF point {point:?} is in view: {at:?}"
     );
     h.snap("loupe_af_points_100");
-    // Focus peaking over the same view, from the photo's own pixels.
+    // Focus peaking over the same view, from the photo's own pixels: it paints the square
+    // left sharp around the AF point, and nothing of the blurred rest.
+    let before = h.render().expect("render");
     h.key_press_modifiers(Modifiers::SHIFT, Key::F);
     settle(&mut h);
     assert!(h.state().show_peaking);
+    let after = h.render().expect("render");
+    let ppp = h.ctx.pixels_per_point();
+    // The sharp square: 0.1 of the frame's height either side of the point.
+    let half = egui::vec2(0.1 * at.photo.height(), 0.1 * at.photo.height());
+    let sharp = egui::Rect::from_center_size(point, 2.0 * half).expand(4.0);
+    let (mut inside, mut outside) = (0usize, 0usize);
+    for (x, y, p) in after.enumerate_pixels() {
+        if p != before.get_pixel(x, y) {
+            let at_point = pos2(x as f32 / ppp, y as f32 / ppp);
+            if sharp.contains(at_point) {
+                inside += 1;
+            } else if at.pane.contains(at_point) {
+                outside += 1;
+            }
+        }
+    }
+    assert!(
+        inside > 100,
+        "peaking painted {inside} pixels of the sharp square"
+    );
+    assert_eq!(
+        outside, 0,
+        "peaking painted {outside} pixels of the blurred rest"
+    );
     h.snap("loupe_af_peaking_100");
     h.key_press_modifiers(Modifiers::SHIFT, Key::F);
     h.key_press(Key::Z);

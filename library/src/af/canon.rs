@@ -10,6 +10,9 @@ const AF_INFO: u16 = 0x12;
 const AF_INFO2: u16 = 0x26;
 const AF_INFO3: u16 = 0x3c;
 
+/// AFInfo2's AFAreaMode for a lens focused by hand.
+const MANUAL_FOCUS: u16 = 0;
+
 /// AFInfo2's AFAreaMode, in exiftool's words.
 const AREA_MODES: &[(u16, &str)] = &[
     (0, "Off (Manual Focus)"),
@@ -149,6 +152,8 @@ fn af_info2(w: &[u16], eos: bool) -> Found {
     } else {
         None
     };
+    // Focused by hand: the point still selected on the body is not where the focus is.
+    let chosen = selected.as_deref().filter(|_| mode != MANUAL_FOCUS);
     found.field("AFAreaWidths", joined(&widths));
     found.field("AFAreaHeights", joined(&heights));
     found.field("AFAreaXPositions", joined(&xs));
@@ -169,7 +174,7 @@ fn af_info2(w: &[u16], eos: bool) -> Found {
                 xs: &xs,
                 ys: &ys,
                 in_focus: &in_focus,
-                selected: selected.as_deref(),
+                selected: chosen,
                 eos,
             },
         );

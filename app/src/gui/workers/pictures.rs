@@ -145,15 +145,15 @@ const PEAK_MARK: egui::Color32 = egui::Color32::from_rgba_premultiplied(40, 255,
 /// decode's 135 on two cores).
 fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Result<Made, String> {
     use darkroom_library::histogram::{Clip, ClipMask, Histogram};
-    use darkroom_library::peaking::{EDGE_LEVELS, PeakMask};
+    use darkroom_library::peaking::PeakMask;
     let (w, h) = img.dimensions();
     let rects = darkroom_library::geometry::tiles(w, h, FULL_TILE);
     let (histogram, mask, peaks, tiles) = std::thread::scope(|s| {
         // A thread that cannot be started leaves its part to this one.
         let histogram = std::thread::Builder::new().spawn_scoped(s, || Histogram::of(img));
         let mask = std::thread::Builder::new().spawn_scoped(s, || ClipMask::of(img, CLIPPING_SIDE));
-        let peaks = std::thread::Builder::new()
-            .spawn_scoped(s, || PeakMask::of(img, CLIPPING_SIDE, EDGE_LEVELS));
+        let peaks =
+            std::thread::Builder::new().spawn_scoped(s, || PeakMask::of(img, CLIPPING_SIDE));
         let tiles: Vec<_> = rects.iter().map(|&r| tile_of(img, r)).collect();
         let histogram = match histogram {
             Ok(h) => h
@@ -171,7 +171,7 @@ fn full_picture(img: &image::RgbImage, faces: super::FaceCrops) -> Result<Made, 
             Ok(p) => p
                 .join()
                 .map_err(|_| "the photo's sharp edges could not be found")?,
-            Err(_) => PeakMask::of(img, CLIPPING_SIDE, EDGE_LEVELS),
+            Err(_) => PeakMask::of(img, CLIPPING_SIDE),
         };
         Ok::<_, String>((histogram, mask, peaks, tiles))
     })?;
