@@ -34,9 +34,10 @@ pub struct IndexStamp {
 /// subject and eye-level focus, 2 with them, 3 with the subject only on a photo no face judges
 /// (so a 2's subject on a portrait is dropped when it is measured again), 4 with the look and
 /// the exposure, 5 with the camera body, 6 with each face's expression (the mesh) and the eyes
-/// judged by the mesh where it is installed. A row with the same file and face models but an
-/// older version is measured again rather than indexed again.
-pub const MEASURES: u32 = 6;
+/// judged by the mesh where it is installed, 7 with the sharpness where the camera focused (its
+/// AF area, from the maker notes). A row with the same file and face models but an older
+/// version is measured again rather than indexed again.
+pub const MEASURES: u32 = 7;
 
 impl PhotoIndex {
     /// The capture time on the shoot's one clock: the body's correction applied. What bursts,

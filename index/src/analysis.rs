@@ -103,7 +103,7 @@ pub struct PhotoAnalysis {
 }
 
 /// Where the camera focused, from the maker notes, and the frame's sharpness there against
-/// the sharpest of its burst (else its scene) there.
+/// the sharpest of its burst there.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AfFocus {
     /// Left, top, right, bottom as fractions of the photo as shown.
@@ -112,13 +112,14 @@ pub struct AfFocus {
     pub mode: Option<String>,
     /// None when the area could not be measured.
     pub sharpness: Option<f32>,
-    /// The sharpest at the AF point among the frames it competes with (its burst, else its
-    /// scene), itself included; None when it competes with none that was measured.
+    /// The sharpest at the AF point among the frames of its burst no face judges, itself
+    /// included; None when it is not one of two or more such frames measured there.
     pub best: Option<f32>,
-    /// That best is its burst's (else its scene's).
-    pub best_in_burst: bool,
     /// Less sharp there than [`Thresholds::af_to_best_at_least`] of that best.
     pub soft: bool,
+    /// As sharp there as a photo must be not to be blurry ([`Thresholds::blurry_below`]):
+    /// something in it has detail.
+    pub detail: bool,
     /// Its subject's mask covers less of the AF area than
     /// [`Thresholds::af_on_subject_at_least`]: the camera focused on something else.
     pub off_subject: bool,
@@ -161,10 +162,7 @@ impl PhotoAnalysis {
     pub fn has_subject(&self) -> bool {
         self.faces > 0
             || self.subject.as_ref().is_some_and(|s| !s.soft)
-            || self
-                .af
-                .as_ref()
-                .is_some_and(|f| f.sharpness.is_some() && !f.soft)
+            || self.af.as_ref().is_some_and(|f| f.detail && !f.soft)
     }
 
     /// The sharpness a frame is called blurry by: the whole frame's, or where the camera
@@ -173,7 +171,10 @@ impl PhotoAnalysis {
     pub fn focus_sharpness(&self) -> f32 {
         blur_measure(
             self.sharpness,
-            self.af.as_ref().and_then(|f| f.sharpness),
+            self.af
+                .as_ref()
+                .filter(|f| !f.soft)
+                .and_then(|f| f.sharpness),
             self.judged_by_faces,
         )
     }
@@ -228,7 +229,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             af_sharpness: i
                 .af
                 .as_ref()
-                .filter(|_| thresholds.af_points)
+                .filter(|_| thresholds.af_points && !subject::judged_by_faces(&i.faces))
                 .and_then(|a| a.sharpness),
         })
         .collect();
@@ -313,7 +314,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             });
         }
     }
-    let af = af_focus(indexed, &places, &scene_places, &burst_members, thresholds);
+    let af = af_focus(indexed, &places, &burst_members, thresholds);
     indexed
         .iter()
         .zip(places)
@@ -327,9 +328,7 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
                 sharpness: i.sharpness,
                 blurry: blur_measure(
                     i.sharpness,
-                    i.af.as_ref()
-                        .filter(|_| thresholds.af_points)
-                        .and_then(|a| a.sharpness),
+                    af.as_ref().filter(|f| !f.soft).and_then(|f| f.sharpness),
                     subject::judged_by_faces(&i.faces),
                 ) < thresholds.blurry_below,
                 faces: i.faces.len(),
@@ -385,52 +384,49 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .collect()
 }
 
-/// Each photo's focus at its AF area, held against the sharpest of its burst there (else of
-/// its scene): frames of one moment, focused by one camera, compared where it focused.
+/// Each photo's focus at its AF area, held against the sharpest of its burst there: frames of
+/// one moment, focused by one camera, compared where it focused. Only frames no face judges
+/// are compared (a face's own measures judge the rest), and a scene is not a burst: its frames
+/// may frame other things at their AF points.
 fn af_focus(
     indexed: &[(PathBuf, PhotoIndex)],
     bursts: &[Option<BurstPlace>],
-    scenes: &[Option<ScenePlace>],
     burst_members: &[Vec<usize>],
     t: &Thresholds,
 ) -> Vec<Option<AfFocus>> {
-    let measured = |m: usize| indexed[m].1.af.as_ref().and_then(|a| a.sharpness);
-    let best_of = |members: &[usize]| {
-        let measured: Vec<f32> = members.iter().filter_map(|&m| measured(m)).collect();
-        (measured.len() >= 2).then(|| measured.into_iter().fold(f32::MIN, f32::max))
+    let measured = |m: usize| {
+        let i = &indexed[m].1;
+        i.af.as_ref()
+            .filter(|_| !subject::judged_by_faces(&i.faces))
+            .and_then(|a| a.sharpness)
     };
-    let mut scene_members: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-    for (k, s) in scenes.iter().enumerate() {
-        if let Some(s) = s {
-            scene_members.entry(s.id).or_default().push(k);
-        }
-    }
     indexed
         .iter()
         .enumerate()
         .map(|(k, (_, i))| {
             let row = i.af.as_ref().filter(|_| t.af_points)?;
-            let in_burst = bursts[k]
-                .as_ref()
-                .and_then(|b| best_of(&burst_members[b.id]));
-            let best = in_burst.or_else(|| {
-                scenes[k]
-                    .as_ref()
-                    .and_then(|s| best_of(&scene_members[&s.id]))
+            let best = bursts[k].as_ref().and_then(|b| {
+                let all: Vec<f32> = burst_members[b.id]
+                    .iter()
+                    .filter_map(|&m| measured(m))
+                    .collect();
+                (all.len() >= 2).then(|| all.into_iter().fold(f32::MIN, f32::max))
             });
-            let soft = matches!((row.sharpness, best), (Some(s), Some(b)) if s < t.af_to_best_at_least * b);
-            let off_subject = i
-                .subject
-                .as_ref()
-                .and_then(|s| Mask::from_packed(s.mask_width, s.mask_height, &s.mask))
-                .is_some_and(|mask| covered(&mask, row.area) < t.af_on_subject_at_least);
+            let sharpness = measured(k);
+            let soft =
+                matches!((sharpness, best), (Some(s), Some(b)) if s < t.af_to_best_at_least * b);
+            let off_subject = row.sharpness.is_some()
+                && i.subject
+                    .as_ref()
+                    .and_then(|s| Mask::from_packed(s.mask_width, s.mask_height, &s.mask))
+                    .is_some_and(|mask| covered(&mask, row.area) < t.af_on_subject_at_least);
             Some(AfFocus {
                 area: row.area,
                 mode: row.mode.clone(),
                 sharpness: row.sharpness,
-                best,
-                best_in_burst: in_burst.is_some(),
+                best: best.filter(|_| sharpness.is_some()),
                 soft,
+                detail: row.sharpness.is_some_and(|s| s >= t.blurry_below),
                 off_subject,
             })
         })

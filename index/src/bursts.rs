@@ -39,19 +39,18 @@ pub struct Frame {
     pub faces: usize,
     /// What its faces that matter are doing.
     pub doing: FacesDoing,
-    /// The sharpness where the camera focused (its AF area), where its file records one.
+    /// The sharpness where the camera focused (its AF area), where its file records one and
+    /// no face judges the frame.
     pub af_sharpness: Option<f32>,
 }
 
-/// What two frames' focus is compared on: where the camera focused when both record it and no
-/// face judges either (frames of one moment, focused by one camera), else the whole frame.
-pub fn focus_pair(
-    (a, a_af, a_faces): (f32, Option<f32>, usize),
-    (b, b_af, b_faces): (f32, Option<f32>, usize),
-) -> (f32, f32) {
-    match (a_af, b_af) {
-        (Some(x), Some(y)) if a_faces == 0 && b_faces == 0 => (x, y),
-        _ => (a, b),
+/// The sharpness a burst's frames are ranked by: where the camera focused when every frame of
+/// the burst was measured there (frames of one moment, focused by one camera; one basis for
+/// all, so the ranking is a total order), else the whole frame.
+pub fn focus_of(whole: f32, at_af: Option<f32>, by_af: bool) -> f32 {
+    match at_af {
+        Some(af) if by_af => af,
+        _ => whole,
     }
 }
 
@@ -125,12 +124,11 @@ pub fn close_in_time(a: Option<f64>, b: Option<f64>, max_gap_s: f64) -> bool {
 /// smiling; key people first: [`FacesDoing::compare`]), then the sharpest, then the one with
 /// the most faces found.
 pub fn suggest(frames: &[Frame], burst: &[usize]) -> Option<usize> {
+    let by_af = burst.iter().all(|&m| frames[m].af_sharpness.is_some());
     burst.iter().copied().max_by(|&a, &b| {
         let (fa, fb) = (&frames[a], &frames[b]);
-        let (sa, sb) = focus_pair(
-            (fa.sharpness, fa.af_sharpness, fa.faces),
-            (fb.sharpness, fb.af_sharpness, fb.faces),
-        );
+        let sa = focus_of(fa.sharpness, fa.af_sharpness, by_af);
+        let sb = focus_of(fb.sharpness, fb.af_sharpness, by_af);
         (fa.doing.compare(&fb.doing, true, true))
             .then(sa.total_cmp(&sb))
             .then(fa.faces.cmp(&fb.faces))

@@ -99,6 +99,9 @@ pub fn at_photo_side(g: &GrayImage) -> GrayImage {
 /// fractions of the photo), widened about its middle to [`AF_MIN_SIDE_SHARE`] of the shorter
 /// side, on `luma` at [`PHOTO_SIDE`]. None when too little of it is inside the photo.
 pub fn af_area(luma: &GrayImage, area: [f32; 4]) -> Option<f32> {
+    if !area.iter().all(|v| v.is_finite()) {
+        return None;
+    }
     let (w, h) = (luma.width() as f32, luma.height() as f32);
     let min_side = AF_MIN_SIDE_SHARE * w.min(h);
     let (cx, cy) = ((area[0] + area[2]) / 2.0 * w, (area[1] + area[3]) / 2.0 * h);

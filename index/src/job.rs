@@ -606,8 +606,9 @@ pub fn run(
         // A photo the first pass could not index keeps an old row, if any: not looked in.
         let failed: std::collections::HashSet<&Path> =
             summary.failed.iter().map(|(p, _)| p.as_path()).collect();
-        summary.stages.judged_at_af = judged_at_af(&indexed, &config.thresholds, segmenter);
-        let wanted: Vec<(PathBuf, Pass)> = subjects_wanted(&indexed, &config.thresholds, segmenter)
+        let (wanted, judged_at_af) = subjects_to_seek(&indexed, &config.thresholds, segmenter);
+        summary.stages.judged_at_af = judged_at_af;
+        let wanted: Vec<(PathBuf, Pass)> = wanted
             .into_iter()
             .filter(|p| !failed.contains(p.as_path()))
             .map(|p| (p, Pass::Subject))
@@ -682,10 +683,7 @@ pub fn subjects_wanted(
     thresholds: &Thresholds,
     segmenter: &str,
 ) -> Vec<PathBuf> {
-    subject_candidates(indexed, thresholds, segmenter)
-        .filter(|(_, i)| !(thresholds.af_points && judged_at_af_area(i)))
-        .map(|(path, _)| path.clone())
-        .collect()
+    subjects_to_seek(indexed, thresholds, segmenter).0
 }
 
 /// How many photos [`subjects_wanted`] leaves out because their AF area judges them.
@@ -694,31 +692,38 @@ pub fn judged_at_af(
     thresholds: &Thresholds,
     segmenter: &str,
 ) -> usize {
-    subject_candidates(indexed, thresholds, segmenter)
-        .filter(|(_, i)| thresholds.af_points && judged_at_af_area(i))
-        .count()
+    subjects_to_seek(indexed, thresholds, segmenter).1
 }
 
-/// A photo whose file says where the camera focused, and whose sharpness there was measured.
-fn judged_at_af_area(i: &PhotoIndex) -> bool {
-    i.af.as_ref().is_some_and(|a| a.sharpness.is_some())
-}
-
-fn subject_candidates<'a>(
-    indexed: &'a [(PathBuf, PhotoIndex)],
-    thresholds: &'a Thresholds,
-    segmenter: &'a str,
-) -> impl Iterator<Item = &'a (PathBuf, PhotoIndex)> + 'a {
+/// [`subjects_wanted`] and [`judged_at_af`] from one analysis of the rows. A frame is judged
+/// at its AF area where that was measured and held against another frame of its burst measured
+/// there ([`analysis::AfFocus::best`]); one alone, or whose area could not be measured, is
+/// still given to the segmenter.
+fn subjects_to_seek(
+    indexed: &[(PathBuf, PhotoIndex)],
+    thresholds: &Thresholds,
+    segmenter: &str,
+) -> (Vec<PathBuf>, usize) {
     let analysed = analysis::analyse(indexed, thresholds);
-    indexed
-        .iter()
-        .zip(analysed)
-        .filter(move |((_, i), a)| {
-            i.stamp.segmenter.as_deref() != Some(segmenter)
-                && !a.judged_by_faces
-                && a.subject_can_decide(thresholds.subjects)
-        })
-        .map(|(row, _)| row)
+    let mut wanted = Vec::new();
+    let mut at_af = 0;
+    for ((path, i), a) in indexed.iter().zip(&analysed) {
+        if i.stamp.segmenter.as_deref() == Some(segmenter)
+            || a.judged_by_faces
+            || !a.subject_can_decide(thresholds.subjects)
+        {
+            continue;
+        }
+        if a.af
+            .as_ref()
+            .is_some_and(|f| f.sharpness.is_some() && f.best.is_some())
+        {
+            at_af += 1;
+        } else {
+            wanted.push(path.clone());
+        }
+    }
+    (wanted, at_af)
 }
 
 /// What one run of the decode pipeline leaves.
@@ -763,15 +768,8 @@ fn pipeline(
                         let Some((path, pass)) = todo.get(i) else {
                             break;
                         };
-                        let item = decode(path, *pass, config.work_side)
-                            .map(|mut d| {
-                                // Told not to: judged as if the file said nothing.
-                                if !config.thresholds.af_points {
-                                    d.af = None;
-                                }
-                                d
-                            })
-                            .map_err(|e| (path.clone(), e));
+                        let item =
+                            decode(path, *pass, config.work_side).map_err(|e| (path.clone(), e));
                         if tx.send(item).is_err() {
                             break;
                         }

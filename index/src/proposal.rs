@@ -186,11 +186,10 @@ pub enum Reason {
         best_in_scene: Option<f32>,
     },
     /// No face judges it, and where the camera focused (its AF area) it is less sharp than
-    /// the sharpest frame of its burst (else scene) there.
+    /// the sharpest frame of its burst there.
     AfSoft {
         sharpness: f32,
         best: f32,
-        best_in_burst: bool,
     },
     /// Its subject is soft, and the camera's AF area is not on it: it focused on something
     /// else.
@@ -444,13 +443,8 @@ impl Reason {
                 best_in_scene,
                 ..
             } => format!("subject soft: {}", against_best(*sharpness, *best_in_scene)),
-            Reason::AfSoft {
-                sharpness,
-                best,
-                best_in_burst,
-            } => format!(
-                "soft at the AF point: {sharpness:.0} vs {best:.0} for the best of the {}",
-                if *best_in_burst { "burst" } else { "scene" }
+            Reason::AfSoft { sharpness, best } => format!(
+                "soft at the AF point: {sharpness:.0} vs {best:.0} for the best of the burst"
             ),
             Reason::AfOffSubject => "AF point off the subject".to_owned(),
             Reason::EyesSoft { faces: f } => format!("eyes soft: {}", faces(f)),
@@ -574,7 +568,7 @@ fn rejections(
     {
         out.push(Reason::Blurry {
             sharpness: a.focus_sharpness(),
-            best_in_scene: best_in_scene(|p| Some(p.sharpness)),
+            best_in_scene: best_in_scene(|p| Some(p.focus_sharpness())),
         });
     }
     if strict.reject_eyes_closed && a.eyes_closed {
@@ -604,11 +598,7 @@ fn rejections(
         && let Some(f) = a.af.as_ref().filter(|f| f.soft)
         && let (Some(sharpness), Some(best)) = (f.sharpness, f.best)
     {
-        out.push(Reason::AfSoft {
-            sharpness,
-            best,
-            best_in_burst: f.best_in_burst,
-        });
+        out.push(Reason::AfSoft { sharpness, best });
     }
     if strict.reject_eyes_soft && a.eyes_soft {
         out.push(Reason::EyesSoft {
@@ -703,7 +693,13 @@ pub fn propose(photos: &[Candidate<'_>], rules: &ProposalRules) -> Vec<Option<Pr
         // too.
         let eyes = !rules.without.contains(&ReasonKind::EyesClosed);
         let gaze = !rules.without.contains(&ReasonKind::LookingAway);
-        open.sort_by(|&x, &y| rank(photos, y, x, eyes, gaze));
+        // Ranked where the camera focused only when every frame was measured there.
+        let by_af = open.iter().all(|&i| {
+            photos[i]
+                .analysis
+                .is_some_and(|a| !a.judged_by_faces && at_af(a).is_some())
+        });
+        open.sort_by(|&x, &y| rank(photos, y, x, (eyes, gaze), by_af));
         let passed: Vec<usize> = open.iter().copied().filter(|&i| out[i].is_none()).collect();
         let keepers: Vec<usize> = if photographer_picked {
             Vec::new()
@@ -805,19 +801,23 @@ fn rank(
     photos: &[Candidate<'_>],
     x: usize,
     y: usize,
-    eyes: bool,
-    gaze: bool,
+    (eyes, gaze): (bool, bool),
+    by_af: bool,
 ) -> std::cmp::Ordering {
     let (Some(a), Some(b)) = (photos[x].analysis, photos[y].analysis) else {
         return std::cmp::Ordering::Equal;
     };
-    let af = |p: &PhotoAnalysis| p.af.as_ref().and_then(|f| f.sharpness);
-    let (sa, sb) =
-        crate::bursts::focus_pair((a.sharpness, af(a), a.faces), (b.sharpness, af(b), b.faces));
+    let sa = crate::bursts::focus_of(a.sharpness, at_af(a), by_af);
+    let sb = crate::bursts::focus_of(b.sharpness, at_af(b), by_af);
     a.doing
         .compare(&b.doing, eyes, gaze)
         .then(sa.total_cmp(&sb))
         .then(a.faces.cmp(&b.faces))
+}
+
+/// A frame's sharpness where the camera focused, where measured.
+fn at_af(a: &PhotoAnalysis) -> Option<f32> {
+    a.af.as_ref().and_then(|f| f.sharpness)
 }
 
 /// How many of each flag a proposal holds.
@@ -1055,8 +1055,8 @@ mod tests {
             mode: Some("Single Point".into()),
             sharpness: Some(sharpness),
             best: Some(180.0),
-            best_in_burst: true,
             soft,
+            detail: sharpness >= 40.0,
             off_subject,
         };
         let frame = |position, whole: f32, at_af: crate::analysis::AfFocus| PhotoAnalysis {

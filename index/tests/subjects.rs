@@ -188,24 +188,47 @@ fn a_frame_alone_is_looked_in_once_another_joins_its_scene() {
 
 #[test]
 fn a_frame_whose_camera_said_where_it_focused_is_judged_there_not_segmented() {
-    let mut rows = shoot();
     let af = |sharpness| AfRow {
         area: [0.45, 0.45, 0.55, 0.55],
         mode: Some("Single Point".into()),
         sharpness,
     };
-    for (path, i) in &mut rows {
-        if path.ends_with("bird_1.JPG") {
-            i.af = Some(af(Some(180.0)));
+    let with = |first: Option<f32>, second: Option<f32>| {
+        let mut rows = shoot();
+        for (path, i) in &mut rows {
+            if path.ends_with("bird_1.JPG") {
+                i.af = Some(af(first));
+            }
+            if path.ends_with("bird_2.JPG") {
+                i.af = Some(af(second));
+            }
         }
-        // An AF area that could not be measured judges nothing: the segmenter still looks.
-        if path.ends_with("bird_2.JPG") {
-            i.af = Some(af(None));
-        }
-    }
+        rows
+    };
+    // Both faceless frames of the burst measured where the camera focused: judged there
+    // against each other, the segmenter not run on them.
+    let rows = with(Some(180.0), Some(60.0));
     assert_eq!(
         names(&subjects_wanted(&rows, &Thresholds::default(), SEGMENTER)),
-        ["bird_2", "car_2"]
+        ["car_2"]
     );
-    assert_eq!(judged_at_af(&rows, &Thresholds::default(), SEGMENTER), 1);
+    assert_eq!(judged_at_af(&rows, &Thresholds::default(), SEGMENTER), 2);
+    // An AF area that could not be measured leaves its frame, and the one it would have been
+    // held against, to the segmenter.
+    let rows = with(Some(180.0), None);
+    assert_eq!(
+        names(&subjects_wanted(&rows, &Thresholds::default(), SEGMENTER)),
+        ["bird_1", "bird_2", "car_2"]
+    );
+    assert_eq!(judged_at_af(&rows, &Thresholds::default(), SEGMENTER), 0);
+    // Told not to use the AF points, the job looks as before.
+    let off = Thresholds {
+        af_points: false,
+        ..Thresholds::default()
+    };
+    let rows = with(Some(180.0), Some(60.0));
+    assert_eq!(
+        names(&subjects_wanted(&rows, &off, SEGMENTER)),
+        ["bird_1", "bird_2", "car_2"]
+    );
 }

@@ -49,18 +49,17 @@ impl PeakMask {
             .chunks_exact(3)
             .map(luma)
             .collect();
-        // Each interior pixel's steeper step, across or down.
-        let mut steps = vec![0u8; width * height];
+        // Each interior pixel's steeper step, across or down: counted first, marked after
+        // (found again rather than held: the luma is the one full-resolution copy).
+        let step = |i: usize| {
+            l[i + 1]
+                .abs_diff(l[i - 1])
+                .max(l[i + width].abs_diff(l[i - width]))
+        };
         let mut histogram = [0u64; 256];
         for y in 1..height - 1 {
-            let row = y * width;
-            for x in 1..width - 1 {
-                let i = row + x;
-                let across = l[i + 1].abs_diff(l[i - 1]);
-                let down = l[i + width].abs_diff(l[i - width]);
-                let step = across.max(down);
-                steps[i] = step;
-                histogram[usize::from(step)] += 1;
+            for i in y * width + 1..(y + 1) * width - 1 {
+                histogram[usize::from(step(i))] += 1;
             }
         }
         let interior = ((width - 2) * (height - 2)) as f64;
@@ -76,8 +75,8 @@ impl PeakMask {
         mask.threshold = threshold.max(EDGE_FLOOR);
         for y in 1..height - 1 {
             let marks_row = &mut mask.marks[(y / block) * mw..][..mw];
-            for (x, &step) in steps[y * width..(y + 1) * width].iter().enumerate() {
-                if step >= mask.threshold {
+            for x in 1..width - 1 {
+                if step(y * width + x) >= mask.threshold {
                     marks_row[x / block] = true;
                 }
             }

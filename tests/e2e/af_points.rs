@@ -212,6 +212,28 @@ fn a_faceless_burst_is_judged_where_the_camera_focused() {
     assert_eq!(report["stages"]["segmented"], 0, "{report}");
     assert!(sharp["af"]["area_pixels"].is_array(), "{report}");
 
+    // A catalog from before the AF points (measures 6, no AF columns filled): measured again,
+    // not indexed again, and judged at the AF point as before.
+    rusqlite::Connection::open(dir.path().join("catalog.sqlite"))
+        .expect("open")
+        .execute_batch(
+            "UPDATE indexed SET measures = 6, af_x0 = NULL, af_y0 = NULL, af_x1 = NULL,
+                 af_y1 = NULL, af_sharpness = NULL, af_mode = NULL;",
+        )
+        .expect("measures 6");
+    let again = index("catalog.sqlite", &folder);
+    assert_eq!(
+        (&again["indexed"], &again["remeasured"]),
+        (&0.into(), &2.into()),
+        "{again}"
+    );
+    assert_eq!(result(&again, "soft_at_af")["af"]["soft"], true, "{again}");
+    assert_eq!(
+        result(&again, "soft_at_af")["proposed"]["reasons"][0]["words"],
+        soft["proposed"]["reasons"][0]["words"],
+        "{again}"
+    );
+
     // The same frames with their maker notes stripped: no AF point, the segmenter judges.
     let stripped = dir.path().join("stripped");
     std::fs::create_dir_all(&stripped).expect("mkdir");

@@ -5,7 +5,9 @@
 //! stage alone (detect + embed + eyes + the face mesh on every photo, decoded beforehand and
 //! untimed, one thread as in the job, and the segmenter where the job looked for a subject),
 //! the ratio of end to end to the slower stage (stages overlap when it is near 1), the time split
-//! by stage, and the peak resident memory.
+//! by stage, and the peak resident memory; beside them, the job without the segmenter, without
+//! the face mesh, looking for the subject everywhere, and judging every frame as if its file
+//! said nothing of where the camera focused (the AF points' gain: `scripts/bench-index-af`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};

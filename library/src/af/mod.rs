@@ -82,6 +82,10 @@ impl AfPoint {
     }
 }
 
+/// Points kept at most: a mirrorless body's grid is about 1,053; a note listing more is
+/// damaged or hostile.
+pub const MAX_POINTS: usize = 4096;
+
 /// A point's side where the camera gives none, as a fraction of the frame's shorter side:
 /// about one AF point of a 9-point DSLR, the area a photographer reads as "there".
 pub const POINT_SIDE: f32 = 0.06;
@@ -208,13 +212,16 @@ pub fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Af> {
     if found.fields.is_empty() {
         return None;
     }
-    // Points wholly outside the frame (a stripped file's 2×2 pixels) are no points.
+    // Points wholly outside the frame (a stripped file's 2×2 pixels) are no points; the rest
+    // are held to it. A note listing more than any camera has gives no more.
     let points = found
         .points
         .into_iter()
+        .filter(|p| p.rect.iter().all(|v| v.is_finite()))
         .filter(|p| p.rect[2] > 0.0 && p.rect[3] > 0.0 && p.rect[0] < 1.0 && p.rect[1] < 1.0)
+        .take(MAX_POINTS)
         .map(|p| AfPoint {
-            rect: oriented(p.rect, ctx.orientation),
+            rect: oriented(p.rect.map(|v| v.clamp(0.0, 1.0)), ctx.orientation),
             ..p
         })
         .collect();
@@ -309,6 +316,11 @@ mod tests {
         assert_eq!(turned(p, Orientation::Rotate90), [0.8, 0.1]);
         assert_eq!(turned(p, Orientation::Rotate270), [0.2, 0.9]);
         assert_eq!(turned(p, Orientation::Rotate180), [0.9, 0.8]);
+        // EXIF 5 (transpose) and 7 (transverse), and the flips.
+        assert_eq!(turned(p, Orientation::from_exif(5).expect("5")), [0.2, 0.1]);
+        assert_eq!(turned(p, Orientation::from_exif(7).expect("7")), [0.8, 0.9]);
+        assert_eq!(turned(p, Orientation::from_exif(2).expect("2")), [0.9, 0.2]);
+        assert_eq!(turned(p, Orientation::from_exif(4).expect("4")), [0.1, 0.8]);
         let r = oriented([0.1, 0.2, 0.3, 0.4], Orientation::Rotate90);
         assert!(
             (r[0] - 0.6).abs() < 1e-6 && (r[1] - 0.1).abs() < 1e-6,

@@ -242,8 +242,20 @@ fn af_info2(b: &[u8], order: Order) -> Found {
                 found.field(name, v.to_string());
             }
         }
-        if let (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) = (w, h, x, y, aw, ah) {
-            area(&mut found, [w, h, x, y, aw, ah], None);
+        match (w, h, x, y, aw, ah) {
+            (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) => {
+                area(&mut found, [w, h, x, y, aw, ah], None);
+            }
+            // A position without a size: a point.
+            (Some(w), Some(h), Some(x), Some(y), _, _) => {
+                found.frame = Some((u32::from(w), u32::from(h)));
+                found.point_at(
+                    f32::from(x) / f32::from(w),
+                    f32::from(y) / f32::from(h),
+                    None,
+                );
+            }
+            _ => {}
         }
     }
     found

@@ -93,7 +93,8 @@ pub(super) fn read(note: &Note<'_>, _ctx: &Context<'_>) -> Option<Found> {
         let boxes = e.uints();
         found.field("AFAreas", joined(&boxes));
         if chosen.is_none() {
-            for b in boxes.into_iter().filter(|&b| b != 0) {
+            // The tag holds 64 boxes; a note claiming more gives no more.
+            for b in boxes.into_iter().take(64).filter(|&b| b != 0) {
                 let [x0, y0, x1, y1] = b.to_be_bytes().map(|v| f32::from(v) / 255.0);
                 found.points.push(AfPoint {
                     rect: [x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)],

@@ -41,7 +41,8 @@ pub fn compare_ui(
         if app.show_af_points {
             intents.push(Intent::ShowFacts(id));
         }
-        if !zoom.is_fit() {
+        // Zoomed, or peaking (found on the photo's own pixels): each pane's full resolution.
+        if !zoom.is_fit() || app.show_peaking {
             intents.push(Intent::ShowFull(id));
         }
         let (col, row) = (k % cols, k / cols);
