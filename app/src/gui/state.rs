@@ -483,7 +483,13 @@ impl DarkRoom {
             && self
                 .gallery
                 .iter()
-                .all(|p| !p.thumb.waiting() && !p.loupe.waiting() && !p.full.waiting())
+                .all(|p| {
+                    !p.thumb.waiting()
+                        && !p.loupe.waiting()
+                        && !p.full.waiting()
+                        // Close-ups asked for alone (after a subject look) are work too.
+                        && !matches!(p.faces, super::pictures::Faces::Requested)
+                })
             // The loupe's plan changes by itself after a dwell (a stop after skimming).
             && self.ui_state.plan.revisit_in.is_none()
             && (self.cull.view != View::Compare
