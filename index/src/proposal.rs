@@ -1102,15 +1102,16 @@ mod tests {
             burst: None,
             ..frame(1, 10.0, af(180.0, false, false))
         };
-        let decision = Decision::default();
-        let out = propose(
-            &[Candidate {
-                analysis: Some(&shallow),
+        let alone = |a: &PhotoAnalysis, strictness| {
+            let decision = Decision::default();
+            let candidate = Candidate {
+                analysis: Some(a),
                 decision: &decision,
-            }],
-            &rules(Strictness::Strict),
-        );
-        assert!(out[0].is_none(), "not blurry: {:?}", out[0]);
+            };
+            propose(&[candidate], &rules(strictness)).remove(0)
+        };
+        let out = alone(&shallow, Strictness::Strict);
+        assert!(out.is_none(), "not blurry: {out:?}");
 
         // A soft subject the AF area missed says why.
         let missed = PhotoAnalysis {
@@ -1124,15 +1125,8 @@ mod tests {
             burst: None,
             ..frame(1, 200.0, af(180.0, false, true))
         };
-        let decision = Decision::default();
-        let out = propose(
-            &[Candidate {
-                analysis: Some(&missed),
-                decision: &decision,
-            }],
-            &rules(Strictness::Balanced),
-        );
-        let words: Vec<String> = out[0]
+        let out = alone(&missed, Strictness::Balanced);
+        let words: Vec<String> = out
             .as_ref()
             .expect("rejected")
             .reasons()

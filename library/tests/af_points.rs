@@ -6,41 +6,16 @@
 //! printed and held to a floor, so a reader that stops finding anything fails.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use darkroom_library::af::{Af, Maker};
 use darkroom_library::facts;
 use serde_json::Value;
 
-/// exiv2's test data as scripts/fetch-assets lays it out.
-fn set_dir() -> PathBuf {
-    let assets = std::env::var_os("DARKROOM_ASSETS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets-cache"));
-    let dir = assets.join("exiv2/test-data");
-    assert!(
-        dir.join("Canon-R6-pruned.CR3").is_file(),
-        "exiv2 test data missing in {}: run scripts/fetch-assets",
-        dir.display()
-    );
-    dir
-}
-
-/// Every file of the set, as its pin list names them, sorted.
-fn set_files() -> Vec<String> {
-    let pins = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../assets/hostile/exiv2-0.27.6-test-data.sha256"),
-    )
-    .expect("the pin list");
-    let mut files: Vec<String> = pins
-        .lines()
-        .filter_map(|l| l.split_once("  ").map(|(_, f)| f.to_owned()))
-        .collect();
-    files.sort();
-    files
-}
+#[path = "support/exiv2.rs"]
+mod exiv2;
+use exiv2::{set_dir, set_files};
 
 /// Per maker: the tag that says the file records where the camera focused, and the tag whose
 /// printed value is the AF mode in the camera's words.

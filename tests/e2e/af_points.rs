@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::hostile_files::set_dir;
+use crate::exiv2::set_dir;
 use crate::support::{darkroom, json, run_ok};
 
 #[test]

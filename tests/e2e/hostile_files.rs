@@ -13,34 +13,10 @@ use darkroom_library::preview::{self, NoPreview};
 use darkroom_library::thumbs::{self, Source};
 use darkroom_library::{jpeg_dc, working};
 
-use crate::support::{assets, darkroom};
+use crate::exiv2::{set_dir, set_files};
+use crate::support::darkroom;
 
 const TABLE: &str = "tests/e2e/data/exiv2-outcomes.tsv";
-
-pub(crate) fn set_dir() -> PathBuf {
-    let dir = assets().join("exiv2/test-data");
-    assert!(
-        dir.join("Canon-R6-pruned.CR3").is_file(),
-        "exiv2 test data missing in {}: run scripts/fetch-assets",
-        dir.display()
-    );
-    dir
-}
-
-/// Every file of the set, relative to it, sorted.
-fn set_files() -> Vec<String> {
-    let pins = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../assets/hostile/exiv2-0.27.6-test-data.sha256"),
-    )
-    .expect("the pin list");
-    let mut files: Vec<String> = pins
-        .lines()
-        .filter_map(|l| l.split_once("  ").map(|(_, f)| f.to_owned()))
-        .collect();
-    files.sort();
-    files
-}
 
 /// `exiftool -b -TAG file`: the embedded image exiftool finds (empty when none).
 fn exiftool_image(tag: &str, file: &Path) -> Vec<u8> {

@@ -4,6 +4,8 @@
 //! one runtime a process may install is ONNX Runtime 1.31.1 here (`support::ort_lib`), which
 //! every in-process suite asks for.
 
+#[path = "../../library/tests/support/exiv2.rs"]
+mod exiv2;
 #[path = "../../models/tests/support/http.rs"]
 mod http;
 mod snapshots;
