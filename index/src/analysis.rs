@@ -103,7 +103,7 @@ pub struct PhotoAnalysis {
 }
 
 /// Where the camera focused, from the maker notes, and the frame's sharpness there against
-/// the sharpest of its burst there.
+/// the sharpest of its burst (else of its scene, focused at the same place) there.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AfFocus {
     /// Left, top, right, bottom as fractions of the photo as shown.
@@ -112,9 +112,12 @@ pub struct AfFocus {
     pub mode: Option<String>,
     /// None when the area could not be measured.
     pub sharpness: Option<f32>,
-    /// The sharpest at the AF point among the frames of its burst no face judges, itself
-    /// included; None when it is not one of two or more such frames measured there.
+    /// The sharpest at the AF point among the frames of its burst no face judges, else of its
+    /// scene's focused at the same place ([`AF_SAME_AREA`]), itself included; None when it is
+    /// not one of two or more such frames measured there.
     pub best: Option<f32>,
+    /// That best is its burst's (else its scene's).
+    pub best_in_burst: bool,
     /// Less sharp there than [`Thresholds::af_to_best_at_least`] of that best.
     pub soft: bool,
     /// As sharp there as a photo must be not to be blurry ([`Thresholds::blurry_below`]):
@@ -314,7 +317,12 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
             });
         }
     }
-    let af = af_focus(indexed, &places, &burst_members, thresholds);
+    let af = af_focus(
+        indexed,
+        (&places, &burst_members),
+        &scene_places,
+        thresholds,
+    );
     indexed
         .iter()
         .zip(places)
@@ -384,14 +392,15 @@ pub fn analyse(indexed: &[(PathBuf, PhotoIndex)], thresholds: &Thresholds) -> Ve
         .collect()
 }
 
-/// Each photo's focus at its AF area, held against the sharpest of its burst there: frames of
-/// one moment, focused by one camera, compared where it focused. Only frames no face judges
-/// are compared (a face's own measures judge the rest), and a scene is not a burst: its frames
-/// may frame other things at their AF points.
+/// Each photo's focus at its AF area, held against the sharpest of its burst there (frames of
+/// one moment, focused by one camera, compared where it focused), else of the frames of its
+/// scene whose AF area is where its own is ([`AF_SAME_AREA`]: a scene's frames may hold other
+/// things at their AF points). Only frames no face judges are compared (a face's own measures
+/// judge the rest).
 fn af_focus(
     indexed: &[(PathBuf, PhotoIndex)],
-    bursts: &[Option<BurstPlace>],
-    burst_members: &[Vec<usize>],
+    (bursts, burst_members): (&[Option<BurstPlace>], &[Vec<usize>]),
+    scenes: &[Option<ScenePlace>],
     t: &Thresholds,
 ) -> Vec<Option<AfFocus>> {
     let measured = |m: usize| {
@@ -400,18 +409,33 @@ fn af_focus(
             .filter(|_| !subject::judged_by_faces(&i.faces))
             .and_then(|a| a.sharpness)
     };
+    let best_of = |members: &mut dyn Iterator<Item = usize>| {
+        let all: Vec<f32> = members.filter_map(measured).collect();
+        (all.len() >= 2).then(|| all.into_iter().fold(f32::MIN, f32::max))
+    };
+    let mut scene_members: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (k, s) in scenes.iter().enumerate() {
+        if let Some(s) = s {
+            scene_members.entry(s.id).or_default().push(k);
+        }
+    }
+    let area_of = |m: usize| indexed[m].1.af.as_ref().map(|a| a.area);
     indexed
         .iter()
         .enumerate()
         .map(|(k, (_, i))| {
             let row = i.af.as_ref().filter(|_| t.af_points)?;
-            let best = bursts[k].as_ref().and_then(|b| {
-                let all: Vec<f32> = burst_members[b.id]
-                    .iter()
-                    .filter_map(|&m| measured(m))
-                    .collect();
-                (all.len() >= 2).then(|| all.into_iter().fold(f32::MIN, f32::max))
-            });
+            let in_burst = bursts[k]
+                .as_ref()
+                .and_then(|b| best_of(&mut burst_members[b.id].iter().copied()));
+            let in_scene =
+                || {
+                    let members = &scene_members[&scenes[k].as_ref()?.id];
+                    best_of(&mut members.iter().copied().filter(|&m| {
+                        area_of(m).is_some_and(|a| overlap(a, row.area) >= AF_SAME_AREA)
+                    }))
+                };
+            let best = in_burst.or_else(in_scene);
             let sharpness = measured(k);
             let soft =
                 matches!((sharpness, best), (Some(s), Some(b)) if s < t.af_to_best_at_least * b);
@@ -425,12 +449,27 @@ fn af_focus(
                 mode: row.mode.clone(),
                 sharpness: row.sharpness,
                 best: best.filter(|_| sharpness.is_some()),
+                best_in_burst: in_burst.is_some(),
                 soft,
                 detail: row.sharpness.is_some_and(|s| s >= t.blurry_below),
                 off_subject,
             })
         })
         .collect()
+}
+
+/// Two AF areas this much alike (intersection over union) are one place: frames of a scene
+/// focused there are held against each other.
+pub const AF_SAME_AREA: f32 = 0.5;
+
+/// Intersection over union of two rectangles (left, top, right, bottom).
+fn overlap(a: [f32; 4], b: [f32; 4]) -> f32 {
+    let w = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+    let h = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+    let inter = w * h;
+    let area = |r: [f32; 4]| (r[2] - r[0]).max(0.0) * (r[3] - r[1]).max(0.0);
+    let union = area(a) + area(b) - inter;
+    if union > 0.0 { inter / union } else { 0.0 }
 }
 
 /// The share of `area` (fractions of the photo) that `mask` (the photo's size, any scale)

@@ -186,10 +186,11 @@ pub enum Reason {
         best_in_scene: Option<f32>,
     },
     /// No face judges it, and where the camera focused (its AF area) it is less sharp than
-    /// the sharpest frame of its burst there.
+    /// the sharpest frame of its burst (else of its scene, focused at the same place) there.
     AfSoft {
         sharpness: f32,
         best: f32,
+        best_in_burst: bool,
     },
     /// Its subject is soft, and the camera's AF area is not on it: it focused on something
     /// else.
@@ -443,8 +444,13 @@ impl Reason {
                 best_in_scene,
                 ..
             } => format!("subject soft: {}", against_best(*sharpness, *best_in_scene)),
-            Reason::AfSoft { sharpness, best } => format!(
-                "soft at the AF point: {sharpness:.0} vs {best:.0} for the best of the burst"
+            Reason::AfSoft {
+                sharpness,
+                best,
+                best_in_burst,
+            } => format!(
+                "soft at the AF point: {sharpness:.0} vs {best:.0} for the best of the {}",
+                if *best_in_burst { "burst" } else { "scene" }
             ),
             Reason::AfOffSubject => "AF point off the subject".to_owned(),
             Reason::EyesSoft { faces: f } => format!("eyes soft: {}", faces(f)),
@@ -598,7 +604,11 @@ fn rejections(
         && let Some(f) = a.af.as_ref().filter(|f| f.soft)
         && let (Some(sharpness), Some(best)) = (f.sharpness, f.best)
     {
-        out.push(Reason::AfSoft { sharpness, best });
+        out.push(Reason::AfSoft {
+            sharpness,
+            best,
+            best_in_burst: f.best_in_burst,
+        });
     }
     if strict.reject_eyes_soft && a.eyes_soft {
         out.push(Reason::EyesSoft {
@@ -1055,6 +1065,7 @@ mod tests {
             mode: Some("Single Point".into()),
             sharpness: Some(sharpness),
             best: Some(180.0),
+            best_in_burst: true,
             soft,
             detail: sharpness >= 40.0,
             off_subject,

@@ -232,3 +232,43 @@ fn a_frame_whose_camera_said_where_it_focused_is_judged_there_not_segmented() {
         ["bird_1", "bird_2", "car_2"]
     );
 }
+
+#[test]
+fn frames_of_a_scene_are_held_against_each_other_only_where_they_focused_at_one_place() {
+    // The landscape and a second frame of it a few seconds later: one scene, not a burst.
+    let at = |area: [f32; 4], sharpness: f32| AfRow {
+        area,
+        mode: Some("Zone".into()),
+        sharpness: Some(sharpness),
+    };
+    let scene = |second: [f32; 4]| {
+        let mut rows = shoot();
+        rows.push(frame(
+            "alone_again",
+            5003.0,
+            0x1234_5678_9ABC_DEF1,
+            None,
+            false,
+        ));
+        for (path, i) in &mut rows {
+            if path.ends_with("alone.JPG") {
+                i.af = Some(at([0.40, 0.40, 0.50, 0.50], 200.0));
+            }
+            if path.ends_with("alone_again.JPG") {
+                i.af = Some(at(second, 50.0));
+            }
+        }
+        darkroom_index::analyse(&rows, &Thresholds::default())
+            .into_iter()
+            .find(|a| a.path.ends_with("alone_again.JPG"))
+            .expect("the second frame")
+    };
+    let same_place = scene([0.41, 0.40, 0.51, 0.50]);
+    assert!(same_place.burst.is_none() && same_place.scene.is_some());
+    let af = same_place.af.expect("its AF area");
+    assert!(af.soft && !af.best_in_burst, "{af:?}");
+    assert_eq!(af.best, Some(200.0));
+    // Focused elsewhere in the frame: nothing to hold it against.
+    let elsewhere = scene([0.70, 0.10, 0.80, 0.20]).af.expect("its AF area");
+    assert!(!elsewhere.soft && elsewhere.best.is_none(), "{elsewhere:?}");
+}
