@@ -449,7 +449,7 @@ fn af_focus(
                 mode: row.mode.clone(),
                 sharpness: row.sharpness,
                 best: best.filter(|_| sharpness.is_some()),
-                best_in_burst: in_burst.is_some(),
+                best_in_burst: in_burst.is_some() && sharpness.is_some(),
                 soft,
                 detail: row.sharpness.is_some_and(|s| s >= t.blurry_below),
                 off_subject,

@@ -696,9 +696,9 @@ pub fn judged_at_af(
 }
 
 /// [`subjects_wanted`] and [`judged_at_af`] from one analysis of the rows. A frame is judged
-/// at its AF area where that was measured and held against another frame of its burst measured
-/// there ([`analysis::AfFocus::best`]); one alone, or whose area could not be measured, is
-/// still given to the segmenter.
+/// at its AF area where that was measured and held against another frame measured there (of
+/// its burst, or of its scene focused at the same place: [`analysis::AfFocus::best`]); one
+/// alone, or whose area could not be measured, is still given to the segmenter.
 fn subjects_to_seek(
     indexed: &[(PathBuf, PhotoIndex)],
     thresholds: &Thresholds,

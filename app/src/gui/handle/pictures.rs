@@ -24,16 +24,20 @@ impl DarkRoom {
     /// come with it, cut from the same decode.
     pub(in crate::gui) fn request_full(&mut self, id: EntryId) {
         self.ask(id, workers::Want::Full, |p| &mut p.full);
+        // Its pixels decoded and going up, the full job has answered already: the close-ups
+        // are then asked for alone, or nothing would ever answer them.
+        let answered = self.gallery.full_made(id);
         let Some(p) = self.gallery.get_mut(id) else {
             return;
         };
-        if matches!(p.faces, Faces::None) {
-            if p.full.waiting() {
-                p.faces = Faces::Requested;
-            } else if p.full.ready().is_some() {
-                // Let go under the thumbnail budget while the photo's own pixels stayed.
-                self.request_faces(id);
-            }
+        if !matches!(p.faces, Faces::None) {
+            return;
+        }
+        if p.full.waiting() && !answered {
+            p.faces = Faces::Requested;
+        } else if p.full.ready().is_some() || answered {
+            // Let go under the thumbnail budget while the photo's own pixels stayed.
+            self.request_faces(id);
         }
     }
 
