@@ -28,17 +28,17 @@ const MAKERS: [(Maker, &str, &str); 6] = [
     (Maker::Panasonic, "AFPointPosition", "AFAreaMode"),
 ];
 
-/// Per maker, the files exiv2's set holds today whose AF record is compared, and of them those
+/// Per maker, the files exiv2's set holds today whose AF record is compared, of them those
 /// with an AF position (the rest: manual focus, a DSLR's phase-detect points, which have no
-/// position in the file, a stripped file's 2×2 frame): a reader that silently stops finding
-/// them fails.
-const FLOORS: [(Maker, usize, usize); 6] = [
-    (Maker::Canon, 37, 30),
-    (Maker::Nikon, 31, 1),
-    (Maker::Sony, 26, 2),
-    (Maker::Fujifilm, 19, 6),
-    (Maker::Olympus, 2, 1),
-    (Maker::Panasonic, 3, 2),
+/// position in the file, a stripped file's 2×2 frame), and those whose phase-detect points
+/// are counted (held to exiftool's names): a reader that silently stops finding them fails.
+const FLOORS: [(Maker, usize, usize, usize); 6] = [
+    (Maker::Canon, 37, 30, 0),
+    (Maker::Nikon, 31, 1, 11),
+    (Maker::Sony, 26, 2, 0),
+    (Maker::Fujifilm, 19, 6, 0),
+    (Maker::Olympus, 2, 1, 0),
+    (Maker::Panasonic, 3, 2, 0),
 ];
 
 /// `exiftool -j -G1 [-n] TAGS… FILES…` in `dir`: each file's tags by "Group:Name".
@@ -227,12 +227,26 @@ struct Tally {
     files: usize,
     values: usize,
     positions: usize,
+    /// Files whose phase-detect points are counted, not placed.
+    unplaced: usize,
 }
 
-#[test]
-fn af_points_from_real_camera_files_read_equal_to_exiftool() {
-    let dir = set_dir();
-    let files = set_files();
+/// What holding DarkRoom's reading of some files against exiftool's found.
+#[derive(Default)]
+struct Compared {
+    /// Per maker group: files, values, positions.
+    tally: BTreeMap<&'static str, Tally>,
+    /// Every difference, in words.
+    wrong: Vec<String>,
+    /// Files whose maker notes exiftool reads none of.
+    unread: Vec<String>,
+    /// The files whose focus DarkRoom placed where exiftool's numbers put it.
+    placed: Vec<String>,
+}
+
+/// DarkRoom's AF reading of `files` in `dir` held against exiftool's, value by value, mode
+/// by mode and position by position.
+fn compare(dir: &Path, files: &[String]) -> Compared {
     let groups: Vec<String> = MAKERS
         .iter()
         .map(|(m, ..)| format!("{}:all", m.exiftool_group()))
@@ -244,8 +258,8 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         "ExifIFD:ExifImageWidth",
         "ExifIFD:ExifImageHeight",
     ]);
-    let numeric = exiftool(&dir, &files, true, &tags);
-    let mode_tags: Vec<String> = MAKERS
+    let numeric = exiftool(dir, files, true, &tags);
+    let mut mode_tags: Vec<String> = MAKERS
         .iter()
         .flat_map(|(m, _, mode)| {
             [
@@ -254,17 +268,20 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
             ]
         })
         .collect();
+    mode_tags
+        .extend(["PhaseDetectAF", "AFPointsUsed", "AFPointsInFocus"].map(|t| format!("Nikon:{t}")));
     let printed = exiftool(
-        &dir,
-        &files,
+        dir,
+        files,
         false,
         &mode_tags.iter().map(String::as_str).collect::<Vec<_>>(),
     );
-    let mut tally: BTreeMap<&str, Tally> = BTreeMap::new();
+    let mut tally: BTreeMap<&'static str, Tally> = BTreeMap::new();
     let mut wrong: Vec<String> = Vec::new();
     let mut unread: Vec<String> = Vec::new();
+    let mut placed: Vec<String> = Vec::new();
     let null = Value::Null;
-    for file in &files {
+    for file in files {
         let Some(ours) = facts_of(&dir.join(file)) else {
             continue;
         };
@@ -323,6 +340,35 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
                 af.mode
             ));
         }
+        if let Some(u) = af.unplaced {
+            let named = |tag: &str| {
+                their_printed.get(format!("Nikon:{tag}")).map(|v| {
+                    let v = text(v);
+                    if v == "(none)" {
+                        0
+                    } else {
+                        v.split(',').count() as u32
+                    }
+                })
+            };
+            let grid = their_printed
+                .get("Nikon:PhaseDetectAF")
+                .map(text)
+                .and_then(|p| {
+                    p.strip_prefix("On (")?
+                        .strip_suffix("-point)")?
+                        .parse::<u16>()
+                        .ok()
+                });
+            let theirs_counted = (grid, named("AFPointsUsed"), named("AFPointsInFocus"));
+            if (u.grid, Some(u.used), u.in_focus) != theirs_counted {
+                wrong.push(format!(
+                    "{file}: unplaced points {u:?}, exiftool names (grid, used, in focus) \
+                     {theirs_counted:?}"
+                ));
+            }
+            t.unplaced += 1;
+        }
         let model = theirs.get("IFD0:Model").map(text).unwrap_or_default();
         let model = if model.is_empty() {
             ours.camera.clone().unwrap_or_default()
@@ -340,6 +386,7 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         match (got, want) {
             (Some(g), Some(w)) if (g[0] - w[0]).abs() < 1e-3 && (g[1] - w[1]).abs() < 1e-3 => {
                 t.positions += 1;
+                placed.push(file.clone());
             }
             // A point outside the frame it is counted in (a stripped file's 2×2 pixels) is
             // no point, for DarkRoom as for the test.
@@ -350,11 +397,27 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
             )),
         }
     }
+    Compared {
+        tally,
+        wrong,
+        unread,
+        placed,
+    }
+}
+
+#[test]
+fn af_points_from_real_camera_files_read_equal_to_exiftool() {
+    let Compared {
+        tally,
+        wrong,
+        unread,
+        ..
+    } = compare(&set_dir(), &set_files());
     eprintln!("AF points against exiftool, per maker (files · values compared · positions):");
     for (group, t) in &tally {
         eprintln!(
-            "  {group:<10} {:>3} files · {:>4} values · {:>3} positions",
-            t.files, t.values, t.positions
+            "  {group:<10} {:>3} files · {:>4} values · {:>3} positions · {:>3} counted, not placed",
+            t.files, t.values, t.positions, t.unplaced
         );
     }
     eprintln!(
@@ -367,13 +430,276 @@ fn af_points_from_real_camera_files_read_equal_to_exiftool() {
         wrong.len(),
         wrong.join("\n")
     );
-    for (maker, files, positions) in FLOORS {
+    for (maker, files, positions, counted) in FLOORS {
         let t = tally.get(maker.exiftool_group());
-        let (f, p) = t.map_or((0, 0), |t| (t.files, t.positions));
+        let (f, p, c) = t.map_or((0, 0, 0), |t| (t.files, t.positions, t.unplaced));
         assert!(
-            f >= files && p >= positions,
-            "{maker:?}: {f} files compared, {p} with an AF position; exiv2's set has {files}, \
-             {positions}"
+            f >= files && p >= positions && c >= counted,
+            "{maker:?}: {f} files compared, {p} with an AF position, {c} counted; exiv2's set \
+             has {files}, {positions}, {counted}"
         );
     }
+}
+
+/// A TIFF directory at `at` (counted from the header its offsets count from): each entry's
+/// tag, type (1 BYTE, 2 ASCII, 3 SHORT, 4 LONG, 7 UNDEFINED) and value bytes, the values of
+/// over four bytes laid out after it.
+fn directory(entries: &[(u16, u16, Vec<u8>)], at: usize, big: bool) -> Vec<u8> {
+    let u16b = |v: u16| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let u32b = |v: u32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+    };
+    let mut head = u16b(entries.len() as u16).to_vec();
+    let mut tail: Vec<u8> = Vec::new();
+    let data_at = at + 2 + 12 * entries.len() + 4;
+    for (tag, kind, value) in entries {
+        let unit = match kind {
+            3 => 2,
+            4 => 4,
+            _ => 1,
+        };
+        head.extend(u16b(*tag));
+        head.extend(u16b(*kind));
+        head.extend(u32b((value.len() / unit) as u32));
+        if value.len() <= 4 {
+            let mut v = value.clone();
+            v.resize(4, 0);
+            head.extend(v);
+        } else {
+            head.extend(u32b((data_at + tail.len()) as u32));
+            tail.extend(value);
+            if tail.len() % 2 == 1 {
+                tail.push(0);
+            }
+        }
+    }
+    head.extend([0; 4]);
+    head.extend(tail);
+    head
+}
+
+fn shorts(values: &[u16], big: bool) -> Vec<u8> {
+    values
+        .iter()
+        .flat_map(|v| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        })
+        .collect()
+}
+
+/// A real JPEG (a grey 96×64 frame) carrying an EXIF block with `make`, `model`,
+/// `orientation` and a maker note made by `note` from the note's offset in the EXIF block.
+fn jpeg_with_maker_note(
+    make: &str,
+    model: &str,
+    orientation: u16,
+    big: bool,
+    note: &dyn Fn(usize) -> Vec<u8>,
+) -> Vec<u8> {
+    let ascii = |s: &str| {
+        let mut b = s.as_bytes().to_vec();
+        b.push(0);
+        b
+    };
+    let long = |v: u32| {
+        if big {
+            v.to_be_bytes()
+        } else {
+            v.to_le_bytes()
+        }
+        .to_vec()
+    };
+    // IFD0: Make, Model, Orientation, the EXIF IFD's pointer; its size does not depend on
+    // the pointer's value, so lay it out once to learn where the EXIF IFD goes.
+    let ifd0 = |exif_at: u32| {
+        directory(
+            &[
+                (0x010f, 2, ascii(make)),
+                (0x0110, 2, ascii(model)),
+                (0x0112, 3, shorts(&[orientation], big)),
+                (0x8769, 4, long(exif_at)),
+            ],
+            8,
+            big,
+        )
+    };
+    let exif_at = 8 + ifd0(0).len();
+    // The EXIF IFD: one entry, the maker note, whose bytes follow the IFD (2 + 12 + 4).
+    let note_at = exif_at + 18;
+    let exif = directory(&[(0x927c, 7, note(note_at))], exif_at, big);
+    let mut tiff: Vec<u8> = if big { b"MM\0\x2a" } else { b"II\x2a\0" }.to_vec();
+    tiff.extend(long(8));
+    tiff.extend(ifd0(exif_at as u32));
+    tiff.extend(exif);
+    let mut app1 = b"Exif\0\0".to_vec();
+    app1.extend(tiff);
+    let mut pixels = Vec::new();
+    image::DynamicImage::ImageLuma8(image::GrayImage::from_pixel(96, 64, image::Luma([128])))
+        .write_to(
+            &mut std::io::Cursor::new(&mut pixels),
+            image::ImageFormat::Jpeg,
+        )
+        .expect("a JPEG in memory");
+    let mut jpeg = vec![0xff, 0xd8, 0xff, 0xe1];
+    jpeg.extend(((app1.len() + 2) as u16).to_be_bytes());
+    jpeg.extend(app1);
+    jpeg.extend(&pixels[2..]);
+    jpeg
+}
+
+/// A Z 9's maker note: "Nikon\0", version 2.10, a TIFF header of its own, and an IFD with
+/// AFInfo2 version 0400 holding `mode`, the AF image's size, the area's centre and size, and
+/// `result` (FocusResult).
+fn z9_note(mode: u8, [w, h, x, y, aw, ah]: [u16; 6], result: u8, big: bool) -> Vec<u8> {
+    let mut record = vec![0u8; 0x50];
+    record[..4].copy_from_slice(b"0400");
+    record[5] = mode;
+    for (i, v) in [w, h, x, y, aw, ah].into_iter().enumerate() {
+        let at = 0x3e + 2 * i;
+        record[at..at + 2].copy_from_slice(&shorts(&[v], big));
+    }
+    record[0x4a] = result;
+    let mut note = b"Nikon\0\x02\x10\0\0".to_vec();
+    note.extend(if big { b"MM\0\x2a" } else { b"II\x2a\0" });
+    note.extend(if big {
+        8u32.to_be_bytes()
+    } else {
+        8u32.to_le_bytes()
+    });
+    note.extend(directory(
+        &[(0x0001, 7, b"0210".to_vec()), (0x00b7, 7, record)],
+        8,
+        big,
+    ));
+    note
+}
+
+/// A Sony body's maker note: "SONY DSC \0\0\0" then an IFD whose offsets count from the EXIF
+/// block's header, with FocusLocation and FocusFrameSize.
+fn sony_note(at: usize, location: [u16; 4], frame: [u16; 3], big: bool) -> Vec<u8> {
+    let mut note = b"SONY DSC \0\0\0".to_vec();
+    note.extend(directory(
+        &[
+            (0x201c, 1, vec![3]),
+            (0x2027, 3, shorts(&location, big)),
+            (0x2037, 3, shorts(&frame, big)),
+        ],
+        at + 12,
+        big,
+    ));
+    note
+}
+
+/// The records no file in the registries carries — the Z 9's AFInfo2 version 0400, Sony's
+/// focus frame — written into real JPEGs here and read equal to exiftool, the point where
+/// exiftool's numbers put it, turned with the orientation.
+#[test]
+fn newer_bodies_af_areas_read_equal_to_exiftool() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    // (file, make, model, orientation, big-endian, note, the focus is placed)
+    type Note = Box<dyn Fn(usize) -> Vec<u8>>;
+    let cases: Vec<(&str, &str, &str, u16, bool, Note, bool)> = vec![
+        (
+            "z9-single-in-focus.jpg",
+            "NIKON CORPORATION",
+            "NIKON Z 9",
+            1,
+            false,
+            Box::new(|_| z9_note(193, [8256, 5504, 6000, 1500, 400, 300], 1, false)),
+            true,
+        ),
+        (
+            "z9-dynamic-missed-turned.jpg",
+            "NIKON CORPORATION",
+            "NIKON Z 9",
+            6,
+            true,
+            Box::new(|_| z9_note(205, [8256, 5504, 1000, 4500, 600, 600], 0, true)),
+            true,
+        ),
+        (
+            "z9-no-area.jpg",
+            "NIKON CORPORATION",
+            "NIKON Z 9",
+            1,
+            false,
+            Box::new(|_| z9_note(197, [8256, 5504, 0, 0, 0, 0], 0, false)),
+            false,
+        ),
+        (
+            "a1-focus-frame.jpg",
+            "SONY",
+            "ILCE-1",
+            8,
+            false,
+            Box::new(|at| sony_note(at, [8640, 5760, 2000, 1200], [480, 320, 257], false)),
+            true,
+        ),
+        (
+            "a1-no-frame.jpg",
+            "SONY",
+            "ILCE-1",
+            1,
+            true,
+            Box::new(|at| sony_note(at, [8640, 5760, 7000, 5000], [0, 0, 0], true)),
+            true,
+        ),
+    ];
+    for (name, make, model, orientation, big, note, _) in &cases {
+        let jpeg = jpeg_with_maker_note(make, model, *orientation, *big, note.as_ref());
+        std::fs::write(dir.path().join(name), jpeg).expect("write a test file");
+    }
+    let files: Vec<String> = cases.iter().map(|c| c.0.to_owned()).collect();
+    let compared = compare(dir.path(), &files);
+    assert!(
+        compared.wrong.is_empty(),
+        "{} differences:\n{}",
+        compared.wrong.len(),
+        compared.wrong.join("\n")
+    );
+    for (name, .., placed) in &cases {
+        assert_eq!(
+            compared.placed.contains(&name.to_string()),
+            *placed,
+            "{name}: placed where exiftool's numbers put the focus"
+        );
+    }
+    let nikon = &compared.tally["Nikon"];
+    let sony = &compared.tally["Sony"];
+    assert_eq!((nikon.files, sony.files), (3, 2), "every file read");
+    // What exiftool prints of them, so a reader and a test agreeing on nothing cannot pass.
+    let z9 = facts::read(&dir.path().join("z9-dynamic-missed-turned.jpg")).expect("facts");
+    let af = z9.af.expect("the Z 9's AF record");
+    assert_eq!(af.mode.as_deref(), Some("Dynamic Area (M)"));
+    assert_eq!(af.frame, Some((5504, 8256)), "the AF image turned upright");
+    assert_eq!(af.points.len(), 1);
+    assert_eq!(
+        af.points[0].in_focus,
+        Some(false),
+        "FocusResult 0: not in focus"
+    );
+    assert!(af.points[0].sized);
+    let a1 = facts::read(&dir.path().join("a1-focus-frame.jpg")).expect("facts");
+    let af = a1.af.expect("the A1's focus location");
+    let r = af.points[0].rect;
+    // 480 × 320 about (2000, 1200) of 8640 × 5760, turned by orientation 8 (270° clockwise):
+    // 320 of the shown width of 5760 across.
+    assert!(
+        ((r[2] - r[0]) - 320.0 / 5760.0).abs() < 1e-4 && af.points[0].sized,
+        "{r:?}"
+    );
 }

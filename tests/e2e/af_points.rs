@@ -56,6 +56,14 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
     // A Nikon DSLR's record and mode are said, no point drawn.
     assert_eq!(lines[2]["af"]["mode"], "Auto-area");
     assert!(lines[2]["af"]["focus_area"].is_null(), "{}", lines[2]);
+    // Its eight points used (exiftool: B7,C1,C5,C6,C7,D6,D7,D10) of the 39-point grid are
+    // counted.
+    assert_eq!(
+        lines[2]["af"]["unplaced"],
+        serde_json::json!({"grid": 39, "used": 8, "in_focus": null}),
+        "{}",
+        lines[2]
+    );
     assert!(
         lines[3]["error"]
             .as_str()
@@ -72,6 +80,12 @@ fn darkroom_facts_says_where_each_file_focused_and_which_has_no_af() {
     assert!(
         String::from_utf8_lossy(&plain.stdout).contains("AF: no AF points in its maker notes"),
         "{plain:?}"
+    );
+    let counted = run_ok(darkroom(data.path()).arg("facts").arg(&nikon));
+    assert!(
+        String::from_utf8_lossy(&counted.stdout)
+            .contains("8 AF points of the 39-point grid used; the file does not say where"),
+        "{counted:?}"
     );
 }
 

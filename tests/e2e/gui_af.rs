@@ -8,8 +8,10 @@ use egui::{Key, Modifiers, pos2};
 
 use crate::af_points::{FUJI_POINT, af_frame};
 use crate::gui::{harness, ort_cpu, settle};
+use crate::gui_pace::keys_in_one_frame;
 use crate::snapshots::Snap;
-use darkroom_app::gui::View;
+use darkroom_app::gui::{DarkRoom, View, theme};
+use egui_kittest::Harness;
 
 #[test]
 fn the_loupe_and_compare_show_where_the_camera_focused() {
@@ -110,4 +112,103 @@ fn the_loupe_and_compare_show_where_the_camera_focused() {
         h.state().cull.filter,
         darkroom_index::culling::Filter::Picks
     );
+}
+
+/// Pixels of the in-focus AF point's colour on screen, inside the AF point's square of the
+/// loupe's photo and elsewhere in its pane.
+fn af_pixels(h: &mut Harness<'static, DarkRoom>) -> (usize, usize) {
+    let Some(at) = h.state().loupe_placed() else {
+        return (0, 0);
+    };
+    let image = h.render().expect("render");
+    let ppp = h.ctx.pixels_per_point();
+    let point = at.photo.min + egui::vec2(FUJI_POINT[0], FUJI_POINT[1]) * at.photo.size();
+    let near = egui::Rect::from_center_size(point, egui::vec2(1.0, 1.0) * 0.1 * at.photo.height())
+        .expand(6.0);
+    let want = theme::AF_IN_FOCUS.to_array();
+    let (mut inside, mut elsewhere) = (0, 0);
+    for (x, y, p) in image.enumerate_pixels() {
+        if p.0[..3] != want[..3] {
+            continue;
+        }
+        let on_screen = pos2(x as f32 / ppp, y as f32 / ppp);
+        if near.contains(on_screen) {
+            inside += 1;
+        } else if at.pane.contains(on_screen) {
+            elsewhere += 1;
+        }
+    }
+    (inside, elsewhere)
+}
+
+/// At a person's pace. Enter and F inside one slow frame open the loupe with its AF points
+/// (F over the photo Enter opened, not the grid's picks filter), asked before the photo's
+/// facts have come. → inside the next frame moves to a frame whose file has no AF record: in
+/// no frame while its facts load are the last photo's points drawn over it. ← and F in one
+/// frame go back with the points off.
+#[test]
+fn af_keys_faster_than_frames() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("shoot");
+    std::fs::create_dir_all(&folder).expect("mkdir");
+    af_frame(&folder, "a_with_af", false, 10, 2);
+    let with_notes = af_frame(&folder, "b_without_af", false, 30, 2);
+    let status = std::process::Command::new("exiftool")
+        .args(["-q", "-q", "-m", "-overwrite_original", "-MakerNotes:all="])
+        .arg(&with_notes)
+        .status()
+        .expect("exiftool");
+    assert!(status.success(), "maker notes stripped");
+    let mut h = harness(dir.path(), Some(folder.clone()), ort_cpu());
+    settle(&mut h);
+    let first = h.state().cull.selected_id().expect("a photo selected");
+
+    keys_in_one_frame(
+        &mut h,
+        &[(Key::Enter, Modifiers::NONE), (Key::F, Modifiers::NONE)],
+    );
+    assert_eq!(h.state().cull.view, View::Loupe);
+    assert!(h.state().show_af_points, "F over the photo Enter opened");
+    assert_eq!(
+        h.state().cull.filter,
+        darkroom_index::culling::Filter::All,
+        "F read in the loupe's scope, not the grid's"
+    );
+    settle(&mut h);
+    let (inside, elsewhere) = af_pixels(&mut h);
+    assert!(
+        inside > 20 && elsewhere == 0,
+        "the AF point drawn once the facts came: {inside} pixels at it, {elsewhere} elsewhere"
+    );
+
+    keys_in_one_frame(&mut h, &[(Key::ArrowRight, Modifiers::NONE)]);
+    let second = h.state().cull.selected_id().expect("a photo selected");
+    assert_ne!(first, second, "→ moved");
+    let mut frames = 0;
+    while !h.state().settled() {
+        let (inside, elsewhere) = af_pixels(&mut h);
+        assert_eq!(
+            (inside, elsewhere),
+            (0, 0),
+            "frame {frames} after →: the last photo's AF point over one without any"
+        );
+        h.step();
+        frames += 1;
+        assert!(frames < 2000, "the loupe never settled");
+    }
+    settle(&mut h);
+    assert_eq!(
+        af_pixels(&mut h),
+        (0, 0),
+        "no AF point on a file without any"
+    );
+
+    keys_in_one_frame(
+        &mut h,
+        &[(Key::ArrowLeft, Modifiers::NONE), (Key::F, Modifiers::NONE)],
+    );
+    assert_eq!(h.state().cull.selected_id(), Some(first));
+    assert!(!h.state().show_af_points);
+    settle(&mut h);
+    assert_eq!(af_pixels(&mut h), (0, 0), "F off: no AF point drawn");
 }

@@ -90,6 +90,11 @@ pub fn af_json(af: &Af) -> serde_json::Value {
         "focus_area": af.focus_area(),
         "focus_area_pixels": af.focus_area().and_then(|r| af.pixels(r)),
         "points": points,
+        "unplaced": af.unplaced.map(|u| serde_json::json!({
+            "grid": u.grid,
+            "used": u.used,
+            "in_focus": u.in_focus,
+        })),
         "maker_notes": fields,
     })
 }
@@ -126,7 +131,10 @@ fn words(file: &std::path::Path, f: &Facts) -> String {
                         |p| format!("pixels {},{}–{},{}", p[0], p[1], p[2], p[3]),
                     )
                 )),
-                None => out.push_str("  no AF point with a position in the file\n"),
+                None => match af.unplaced {
+                    Some(u) => out.push_str(&format!("  {}\n", u.words())),
+                    None => out.push_str("  no AF point with a position in the file\n"),
+                },
             }
             let in_focus = af
                 .points

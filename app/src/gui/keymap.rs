@@ -468,10 +468,25 @@ fn binding_of(key: Key, modifiers: Modifiers, viewer: bool) -> Option<&'static B
     })
 }
 
-/// The actions pressed this frame, one per key event in the order the keys were pressed,
-/// repeats included: a culler's P then → inside one slow frame picks the photo P was pressed
-/// on, and → → moves two photos. `viewer`: the loupe or compare is shown, not the grid.
-pub fn pressed(events: &[egui::Event], viewer: bool) -> Vec<Action> {
+/// One key pressed this frame, as what it means in the grid and over a photo: which of the
+/// two it is is decided when its turn comes, after the keys before it have acted (Enter then
+/// F in one slow frame: F over the photo Enter opened).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Press {
+    grid: Option<Action>,
+    viewer: Option<Action>,
+}
+
+impl Press {
+    /// The action in the grid, or over a photo (`viewer`).
+    pub fn action(self, viewer: bool) -> Option<Action> {
+        if viewer { self.viewer } else { self.grid }
+    }
+}
+
+/// The keys pressed this frame, in the order pressed, repeats included, each with what it
+/// means in either scope.
+pub fn presses(events: &[egui::Event]) -> Vec<Press> {
     // A layout that types "?" may also send it as a key: one press, not two.
     let question_key = events.iter().any(|e| {
         matches!(
@@ -491,10 +506,31 @@ pub fn pressed(events: &[egui::Event], viewer: bool) -> Vec<Action> {
                 pressed: true,
                 modifiers,
                 ..
-            } => binding_of(*key, *modifiers, viewer).map(|b| b.action),
-            egui::Event::Text(t) if t == "?" && !question_key => Some(Action::Help),
+            } => {
+                let action = |viewer| binding_of(*key, *modifiers, viewer).map(|b| b.action);
+                Some(Press {
+                    grid: action(false),
+                    viewer: action(true),
+                })
+            }
+            egui::Event::Text(t) if t == "?" && !question_key => Some(Press {
+                grid: Some(Action::Help),
+                viewer: Some(Action::Help),
+            }),
             _ => None,
         })
+        .filter(|p| p.grid.is_some() || p.viewer.is_some())
+        .collect()
+}
+
+/// The actions pressed this frame, one per key event in the order the keys were pressed,
+/// repeats included: a culler's P then → inside one slow frame picks the photo P was pressed
+/// on, and → → moves two photos. `viewer`: the loupe or compare is shown, not the grid, for
+/// every key alike (where a key may change that, `presses` decides key by key).
+pub fn pressed(events: &[egui::Event], viewer: bool) -> Vec<Action> {
+    presses(events)
+        .into_iter()
+        .filter_map(|p| p.action(viewer))
         .collect()
 }
 
@@ -534,6 +570,19 @@ mod tests {
         assert_eq!(
             pressed(&[key(Key::P, none, false)], true),
             vec![Action::Pick]
+        );
+        // Each key carries both meanings, for the window to choose as its turn comes: Enter
+        // then F in one frame is the loupe and then its AF points.
+        let both = presses(&[key(Key::Enter, none, false), key(Key::F, none, false)]);
+        assert_eq!(
+            both.iter().map(|p| p.action(false)).collect::<Vec<_>>(),
+            vec![Some(Action::ToggleLoupe), Some(Action::FilterPicks)]
+        );
+        assert_eq!(both[1].action(true), Some(Action::ToggleAfPoints));
+        assert_eq!(
+            presses(&[key(Key::F, Modifiers::SHIFT, false)])[0].action(false),
+            None,
+            "Shift+F means nothing in the grid"
         );
         // No two bindings of one view share a key and modifiers.
         for (i, a) in KEYMAP.iter().enumerate() {

@@ -471,7 +471,7 @@ impl DarkRoom {
                     return 0;
                 }
                 Ok(Made::Facts(facts)) => {
-                    pictures.facts = super::pictures::Slot::Ready(facts);
+                    pictures.facts = super::pictures::Slot::Ready(*facts);
                     return 0;
                 }
                 Ok(Made::Faces(faces)) => {

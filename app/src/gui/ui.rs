@@ -25,9 +25,12 @@ impl DarkRoom {
         let typing = ctx.memory(|m| m.focused().is_some());
         // Keys still decide while the window waits to close: what they decide is waited for.
         if !typing {
-            let viewer = self.over_photo();
-            for action in ctx.input(|i| keymap::pressed(&i.events, viewer)) {
-                self.handle(Intent::Key(action));
+            // Each key in the scope the keys before it left: Enter then F opens the loupe and
+            // shows its AF points, as the same keys a frame apart would.
+            for press in ctx.input(|i| keymap::presses(&i.events)) {
+                if let Some(action) = press.action(self.over_photo()) {
+                    self.handle(Intent::Key(action));
+                }
             }
         }
         // Where the keys took the loupe decides what its pictures are made in.

@@ -90,6 +90,38 @@ pub const MAX_POINTS: usize = 4096;
 /// about one AF point of a 9-point DSLR, the area a photographer reads as "there".
 pub const POINT_SIDE: f32 = 0.06;
 
+/// A phase-detect AF system whose points the file names by bit masks over its grid but does
+/// not place on the frame (a Nikon DSLR's viewfinder AF): where they lie differs body by body
+/// and is in no file, so they are counted, not drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unplaced {
+    /// Points in the AF system's grid, where the maker note names the system.
+    pub grid: Option<u16>,
+    /// Points the camera used (or chose).
+    pub used: u32,
+    /// Points the camera found in focus, where the note records them apart.
+    pub in_focus: Option<u32>,
+}
+
+impl Unplaced {
+    /// In words, for the loupe and `darkroom facts`: "1 of the 153-point grid in focus; the
+    /// file does not say where".
+    pub fn words(&self) -> String {
+        let (n, what) = match self.in_focus {
+            Some(n) => (n, "in focus"),
+            None => (self.used, "used"),
+        };
+        let of = match self.grid {
+            Some(g) => format!(" of the {g}-point grid"),
+            None => String::new(),
+        };
+        format!(
+            "{n} AF point{}{of} {what}; the file does not say where",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+}
+
 /// What the maker notes say of where the camera focused.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Af {
@@ -100,6 +132,8 @@ pub struct Af {
     /// `rect × frame` is a point in pixels. None where the note measures in fractions only.
     pub frame: Option<(u32, u32)>,
     pub points: Vec<AfPoint>,
+    /// Points named but not placed (a DSLR's phase-detect grid), where the note has them.
+    pub unplaced: Option<Unplaced>,
     /// Every value read, under exiftool's tag name, as `exiftool -n` prints it.
     pub fields: Vec<(&'static str, String)>,
 }
@@ -169,6 +203,7 @@ struct Found {
     mode: Option<String>,
     frame: Option<(u32, u32)>,
     points: Vec<AfPoint>,
+    unplaced: Option<Unplaced>,
     fields: Vec<(&'static str, String)>,
 }
 
@@ -212,19 +247,7 @@ pub fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Af> {
     if found.fields.is_empty() {
         return None;
     }
-    // Points wholly outside the frame (a stripped file's 2×2 pixels) are no points; the rest
-    // are held to it. A note listing more than any camera has gives no more.
-    let points = found
-        .points
-        .into_iter()
-        .filter(|p| p.rect.iter().all(|v| v.is_finite()))
-        .filter(|p| p.rect[2] > 0.0 && p.rect[3] > 0.0 && p.rect[0] < 1.0 && p.rect[1] < 1.0)
-        .take(MAX_POINTS)
-        .map(|p| AfPoint {
-            rect: oriented(p.rect.map(|v| v.clamp(0.0, 1.0)), ctx.orientation),
-            ..p
-        })
-        .collect();
+    let points = placed(found.points, ctx.orientation);
     let frame = found.frame.map(|(w, h)| {
         if swaps(ctx.orientation) {
             (h, w)
@@ -237,8 +260,25 @@ pub fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Af> {
         mode: found.mode,
         frame,
         points,
+        unplaced: found.unplaced,
         fields: found.fields,
     })
+}
+
+/// The points on the photo as shown. Points wholly outside the frame (a stripped file's 2×2
+/// pixels) or not numbers are no points; the rest are held to it. A note listing more than
+/// any camera has gives no more.
+fn placed(points: Vec<AfPoint>, orientation: Orientation) -> Vec<AfPoint> {
+    points
+        .into_iter()
+        .filter(|p| p.rect.iter().all(|v| v.is_finite()))
+        .filter(|p| p.rect[2] > 0.0 && p.rect[3] > 0.0 && p.rect[0] < 1.0 && p.rect[1] < 1.0)
+        .take(MAX_POINTS)
+        .map(|p| AfPoint {
+            rect: oriented(p.rect.map(|v| v.clamp(0.0, 1.0)), orientation),
+            ..p
+        })
+        .collect()
 }
 
 fn swaps(o: Orientation) -> bool {
@@ -348,6 +388,7 @@ mod tests {
             maker: Maker::Canon,
             mode: None,
             frame: Some((1000, 500)),
+            unplaced: None,
             points: vec![
                 point(0.1, Some(false), true),
                 point(0.5, Some(true), false),
@@ -361,5 +402,60 @@ mod tests {
         assert_eq!(af.focus_area(), Some([0.1, 0.4, 0.2, 0.5]));
         af.points[0].selected = false;
         assert_eq!(af.focus_area(), None);
+    }
+
+    #[test]
+    fn points_outside_the_frame_or_not_numbers_are_dropped_and_a_flood_is_capped() {
+        let at = |rect| AfPoint {
+            rect,
+            sized: true,
+            in_focus: None,
+            selected: false,
+        };
+        let mut points = vec![
+            at([f32::NAN, 0.1, 0.2, 0.2]),
+            at([0.1, 0.1, f32::INFINITY, 0.2]),
+            // A 2×2 frame's point at (1500, 1000): wholly outside.
+            at([740.0, 490.0, 760.0, 510.0]),
+            // Half outside: held to the frame.
+            at([0.9, -0.1, 1.2, 0.1]),
+        ];
+        points.extend((0..MAX_POINTS + 10).map(|_| at([0.4, 0.4, 0.5, 0.5])));
+        let kept = placed(points, Orientation::NoTransforms);
+        assert_eq!(kept.len(), MAX_POINTS, "capped");
+        assert_eq!(kept[0].rect, [0.9, 0.0, 1.0, 0.1], "held to the frame");
+        assert!(
+            kept.iter()
+                .all(|p| p.rect.iter().all(|v| (0.0..=1.0).contains(v)))
+        );
+        // Turned with the photo.
+        let turned = placed(vec![at([0.1, 0.2, 0.3, 0.4])], Orientation::Rotate90);
+        assert!(
+            (turned[0].rect[0] - 0.6).abs() < 1e-6,
+            "{:?}",
+            turned[0].rect
+        );
+    }
+
+    #[test]
+    fn unplaced_points_are_counted_in_words() {
+        let grid = Unplaced {
+            grid: Some(153),
+            used: 9,
+            in_focus: Some(1),
+        };
+        assert_eq!(
+            grid.words(),
+            "1 AF point of the 153-point grid in focus; the file does not say where"
+        );
+        let used = Unplaced {
+            grid: None,
+            used: 3,
+            in_focus: None,
+        };
+        assert_eq!(
+            used.words(),
+            "3 AF points used; the file does not say where"
+        );
     }
 }

@@ -3,10 +3,12 @@
 //! the record holds the AF area as a box in an AF image of AFImageWidth × AFImageHeight; the
 //! phase-detect points of a DSLR's viewfinder are named by bit masks over the body's grid,
 //! with no position in the file, so DarkRoom reports their masks and mode but draws none.
-//! Older bodies write AFInfo (0x88): the mode and the points of an 11-point grid.
+//! Older bodies write AFInfo (0x88): the mode and the points of an 11-point grid. The Z 9
+//! writes AFInfo2 version 0400, a record of its own: the AF area's box in its AF image and
+//! whether the camera found focus there.
 
 use super::ifd::{Ifd, Order, order_mark};
-use super::{AfPoint, Context, Found, Note, hex_bytes};
+use super::{AfPoint, Context, Found, Note, Unplaced, hex_bytes};
 
 const AF_INFO: u16 = 0x88;
 const AF_INFO2: u16 = 0xb7;
@@ -70,6 +72,20 @@ const CONTRAST_MODES: &[(u8, &str)] = &[
     (205, "Dynamic Area (M)"),
     (206, "Dynamic Area (L)"),
     (207, "3D-tracking"),
+];
+
+/// AFInfo2 version 0400's AFAreaMode (the Z 9), in exiftool's words.
+const Z9_MODES: &[(u8, &str)] = &[
+    (192, "Pinpoint"),
+    (193, "Single"),
+    (195, "Wide (S)"),
+    (196, "Wide (L)"),
+    (197, "Auto"),
+    (204, "Dynamic Area (S)"),
+    (205, "Dynamic Area (M)"),
+    (206, "Dynamic Area (L)"),
+    (207, "3D-tracking"),
+    (208, "Wide (C1/C2)"),
 ];
 
 /// AFInfo's AFAreaMode (older bodies).
@@ -141,6 +157,25 @@ fn mask_len(phase_detect: u8) -> usize {
     }
 }
 
+/// The points of the AF system PhaseDetectAF names (exiftool's "On (51-point)"…).
+fn grid_points(phase_detect: u8) -> Option<u16> {
+    match phase_detect {
+        1 => Some(51),
+        2 => Some(11),
+        3 => Some(39),
+        4 => Some(73),
+        6 | 9 => Some(105),
+        7 => Some(153),
+        8 => Some(81),
+        _ => None,
+    }
+}
+
+/// The points a mask names.
+fn ones(mask: &[u8]) -> u32 {
+    mask.iter().map(|b| b.count_ones()).sum()
+}
+
 fn af_info2(b: &[u8], order: Order) -> Found {
     let mut found = Found::default();
     let (Some(version), Some(&contrast), Some(&mode), Some(&phase)) =
@@ -149,6 +184,9 @@ fn af_info2(b: &[u8], order: Order) -> Found {
         return found;
     };
     let version = String::from_utf8_lossy(version).into_owned();
+    if version == "0400" {
+        return af_info2_v0400(b, order);
+    }
     let v03 = version.starts_with("03");
     found.mode = if contrast == 0 {
         words(PHASE_MODES, mode)
@@ -166,28 +204,43 @@ fn af_info2(b: &[u8], order: Order) -> Found {
     {
         found.field("PrimaryAFPoint", p.to_string());
     }
+    let mut used = None;
     if !v03 {
         if phase == 2 {
             if let Some(mask) = b.get(8..10) {
-                found.field(
-                    "AFPointsUsed",
-                    u16::from_le_bytes([mask[0], mask[1]]).to_string(),
-                );
+                let bits = u16::from_le_bytes([mask[0], mask[1]]);
+                found.field("AFPointsUsed", bits.to_string());
+                used = Some(bits.count_ones());
             }
         } else if let Some(mask) = b.get(8..8 + mask_len(phase)) {
             found.field("AFPointsUsed", hex_bytes(mask));
+            used = Some(ones(mask));
         }
     }
     // The 153-point bodies (D5, D500, D850) add the chosen and in-focus points' masks.
+    let mut in_focus = None;
     if version == "0101" && phase == 7 {
         for (name, at) in [("AFPointsSelected", 0x1c), ("AFPointsInFocus", 0x30)] {
             if let Some(mask) = b.get(at..at + 20) {
                 found.field(name, hex_bytes(mask));
+                if name == "AFPointsInFocus" {
+                    in_focus = Some(ones(mask));
+                }
             }
         }
         if let Some(p) = b.get(0x44) {
             found.field("PrimaryAFPoint", p.to_string());
         }
+    }
+    // Phase-detect points named over the grid, with no place on the frame: counted.
+    if phase != 0
+        && let Some(used) = used.filter(|&n| n > 0 || in_focus.is_some_and(|f| f > 0))
+    {
+        found.unplaced = Some(Unplaced {
+            grid: grid_points(phase),
+            used,
+            in_focus,
+        });
     }
     // The contrast-detect box: centre and size in the AF image, and whether it was in focus.
     let (box_at, in_focus_at) = match version.as_str() {
@@ -261,6 +314,58 @@ fn af_info2(b: &[u8], order: Order) -> Found {
     found
 }
 
+/// The Z 9's record: the mode at byte 5; from 0x3e the AF image's size, the AF area's centre
+/// (two bytes each, the second of which exiftool also reads alone as the grid position) and
+/// size, and whether the camera found focus there.
+fn af_info2_v0400(b: &[u8], order: Order) -> Found {
+    let mut found = Found::default();
+    found.field("AFInfo2Version", "0400");
+    if let Some(&mode) = b.get(5) {
+        found.mode = words(Z9_MODES, mode);
+        found.field("AFAreaMode", mode.to_string());
+    }
+    let u16_at = |at: usize| order.u16(b, at).filter(|&v| v != 0);
+    // exiftool names the AF image's size even where it is 0, the area's only where it is not.
+    let (w, h) = (u16_at(0x3e), u16_at(0x40));
+    let (x, y) = (u16_at(0x42), u16_at(0x44));
+    let (aw, ah) = (u16_at(0x46), u16_at(0x48));
+    let result = b.get(0x4a).copied();
+    for (name, v) in [
+        ("AFImageWidth", order.u16(b, 0x3e)),
+        ("AFImageHeight", order.u16(b, 0x40)),
+        ("AFAreaXPosition", x),
+        (
+            "FocusPositionHorizontal",
+            b.get(0x43).copied().map(u16::from),
+        ),
+        ("AFAreaYPosition", y),
+        ("FocusPositionVertical", b.get(0x45).copied().map(u16::from)),
+        ("AFAreaWidth", aw),
+        ("AFAreaHeight", ah),
+        ("FocusResult", result.map(u16::from)),
+    ] {
+        if let Some(v) = v {
+            found.field(name, v.to_string());
+        }
+    }
+    let in_focus = result.map(|r| r == 1);
+    match (w, h, x, y, aw, ah) {
+        (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) => {
+            area(&mut found, [w, h, x, y, aw, ah], in_focus);
+        }
+        (Some(w), Some(h), Some(x), Some(y), _, _) => {
+            found.frame = Some((u32::from(w), u32::from(h)));
+            found.point_at(
+                f32::from(x) / f32::from(w),
+                f32::from(y) / f32::from(h),
+                in_focus,
+            );
+        }
+        _ => {}
+    }
+    found
+}
+
 fn area(found: &mut Found, [w, h, x, y, aw, ah]: [u16; 6], in_focus: Option<bool>) {
     let (fw, fh) = (f32::from(w), f32::from(h));
     let (x, y, aw, ah) = (f32::from(x), f32::from(y), f32::from(aw), f32::from(ah));
@@ -276,4 +381,67 @@ fn area(found: &mut Found, [w, h, x, y, aw, ah]: [u16; 6], in_focus: Option<bool
         in_focus,
         selected: true,
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A Z body's AFInfo2 version 0300 record, big-endian: contrast-detect `contrast`, the AF
+    /// image `w` × `h`, the area's centre and size.
+    fn v0300(contrast: u8, [w, h, x, y, aw, ah]: [u16; 6]) -> Vec<u8> {
+        let mut b = vec![0u8; 0x40];
+        b[..4].copy_from_slice(b"0300");
+        b[4] = contrast;
+        b[5] = 193;
+        for (i, v) in [w, h, x, y, aw, ah].into_iter().enumerate() {
+            b[0x2a + 2 * i..0x2c + 2 * i].copy_from_slice(&v.to_be_bytes());
+        }
+        b
+    }
+
+    #[test]
+    fn a_z_bodys_area_without_a_size_is_a_point_and_with_one_a_box() {
+        let big = Order { little: false };
+        let found = af_info2(&v0300(2, [6048, 4032, 1512, 1008, 0, 0]), big);
+        assert_eq!(found.frame, Some((6048, 4032)));
+        let [p] = &found.points[..] else {
+            panic!("one point: {:?}", found.points)
+        };
+        assert!(!p.sized, "no size in the record: a point");
+        let c = p.centre();
+        assert!(
+            (c[0] - 0.25).abs() < 1e-6 && (c[1] - 0.25).abs() < 1e-6,
+            "{c:?}"
+        );
+        let found = af_info2(&v0300(2, [6048, 4032, 1512, 1008, 604, 403]), big);
+        assert!(found.points[0].sized);
+        assert!((found.points[0].rect[2] - found.points[0].rect[0] - 0.1).abs() < 1e-3);
+        // Contrast-detect 1 on version 0300: exiftool reads no position, nor does DarkRoom.
+        let found = af_info2(&v0300(1, [6048, 4032, 1512, 1008, 604, 403]), big);
+        assert!(found.points.is_empty());
+    }
+
+    #[test]
+    fn phase_detect_masks_are_counted_not_placed() {
+        // A D850's record (0101, 153-point): 3 points used, 1 in focus.
+        let mut b = vec![0u8; 0x50];
+        b[..4].copy_from_slice(b"0101");
+        b[6] = 7;
+        b[8] = 0b0000_0111;
+        b[0x30 + 4] = 0b0001_0000;
+        let found = af_info2(&b, Order { little: false });
+        assert!(found.points.is_empty());
+        assert_eq!(
+            found.unplaced,
+            Some(Unplaced {
+                grid: Some(153),
+                used: 3,
+                in_focus: Some(1)
+            })
+        );
+        // Phase detection off: nothing to count.
+        b[6] = 0;
+        assert_eq!(af_info2(&b, Order { little: false }).unplaced, None);
+    }
 }

@@ -1,13 +1,16 @@
 //! Sony: FocusLocation (maker-note tag 0x2027), the frame's width and height and the point
-//! the camera focused at, in pixels; the AF area mode setting (0x201c) in exiftool's words.
+//! the camera focused at, in pixels; on newer bodies FocusFrameSize (0x2037), the focus
+//! frame's width and height about that point, and a flag that it holds one; the AF area mode
+//! setting (0x201c) in exiftool's words.
 //! The directory follows "SONY DSC \0\0\0" (or CAM, MOBILE) in JPEGs and HEIFs, and starts
 //! the note in ARWs; its offsets count from the EXIF block's TIFF header.
 
 use super::ifd::{Ifd, Order};
-use super::{Context, Found, Note, joined};
+use super::{AfPoint, Context, Found, Note, joined};
 
 const AF_AREA_MODE_SETTING: u16 = 0x201c;
 const FOCUS_LOCATION: u16 = 0x2027;
+const FOCUS_FRAME_SIZE: u16 = 0x2037;
 
 /// AFAreaModeSetting of NEX, ILCE and ILME bodies, in exiftool's words.
 const ILCE_MODES: &[(u32, &str)] = &[
@@ -69,6 +72,23 @@ pub(super) fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Found> {
             .map(|(_, w)| (*w).to_owned());
         found.field("AFAreaModeSetting", mode.to_string());
     }
+    // The frame's size, where its flag says it holds one.
+    // exiftool reads it as three 16-bit words whatever type the entry names (bodies write
+    // it as bytes).
+    let frame_size = ifd.get(FOCUS_FRAME_SIZE).and_then(|e| {
+        let v: Vec<u32> = e
+            .order
+            .u16s(e.bytes)
+            .into_iter()
+            .take(3)
+            .map(u32::from)
+            .collect();
+        found.field("FocusFrameSize", joined(&v));
+        match v[..] {
+            [fw, fh, flag] if flag != 0 && fw > 0 && fh > 0 => Some((fw, fh)),
+            _ => None,
+        }
+    });
     if let Some(e) = ifd.get(FOCUS_LOCATION) {
         let v = e.uints();
         found.field("FocusLocation", joined(&v));
@@ -77,7 +97,24 @@ pub(super) fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Found> {
             && h > 0
         {
             found.frame = Some((w, h));
-            found.point_at(x as f32 / w as f32, y as f32 / h as f32, None);
+            let (x, y, w, h) = (x as f32, y as f32, w as f32, h as f32);
+            match frame_size {
+                Some((fw, fh)) => {
+                    let (fw, fh) = (fw as f32, fh as f32);
+                    found.points.push(AfPoint {
+                        rect: [
+                            (x - fw / 2.0) / w,
+                            (y - fh / 2.0) / h,
+                            (x + fw / 2.0) / w,
+                            (y + fh / 2.0) / h,
+                        ],
+                        sized: true,
+                        in_focus: None,
+                        selected: true,
+                    });
+                }
+                None => found.point_at(x / w, y / h, None),
+            }
         }
     }
     Some(found)

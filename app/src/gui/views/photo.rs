@@ -226,8 +226,12 @@ fn af_points_ui(
     let words = match af {
         None => Some("No AF points in this file's maker notes".to_owned()),
         Some(af) if af.focus_area().is_none() => Some(format!(
-            "{}: no AF point with a position in the file",
-            af.mode.as_deref().unwrap_or("AF")
+            "{}: {}",
+            af.mode.as_deref().unwrap_or("AF"),
+            af.unplaced.map_or_else(
+                || "no AF point with a position in the file".to_owned(),
+                |u| u.words()
+            )
         )),
         Some(af) => af.mode.clone(),
     };

@@ -59,7 +59,7 @@ pub enum Made {
     /// A loupe picture or full-resolution photo no longer wanted by the time its turn came
     /// (the loupe moved on): not made.
     Skipped,
-    Facts(darkroom_library::facts::Facts),
+    Facts(Box<darkroom_library::facts::Facts>),
     Faces(super::FaceCrops),
 }
 
@@ -631,7 +631,7 @@ fn thumb_worker(
                 .map_err(|e| e.to_string())
             }
             Want::Facts => darkroom_library::facts::read(&job.path)
-                .map(Made::Facts)
+                .map(|facts| Made::Facts(Box::new(facts)))
                 .map_err(|e| e.to_string()),
             // Made by the full-resolution thread; never queued here.
             Want::Full | Want::Faces => continue,
