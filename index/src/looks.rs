@@ -6,8 +6,7 @@
 
 use darkroom_catalog::LookRow;
 use darkroom_library::histogram::{self, Clip};
-use fast_image_resize::images::{Image, ImageRef};
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use darkroom_library::resize::{self, Filter};
 use image::{GrayImage, RgbImage};
 
 use crate::luma;
@@ -54,18 +53,7 @@ pub fn measure(rgb: &RgbImage, luma_at_photo_side: &GrayImage) -> LookRow {
 /// b + 128), row after row.
 pub fn layout(rgb: &RgbImage) -> Vec<u8> {
     let side = LAYOUT_SIDE;
-    let cells = ImageRef::new(rgb.width(), rgb.height(), rgb.as_raw(), PixelType::U8x3)
-        .ok()
-        .and_then(|src| {
-            let mut dst = Image::new(side, side, PixelType::U8x3);
-            let options = ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Box));
-            Resizer::new().resize(&src, &mut dst, &options).ok()?;
-            Some(dst.into_vec())
-        })
-        .unwrap_or_else(|| {
-            image::imageops::resize(rgb, side, side, image::imageops::FilterType::Triangle)
-                .into_raw()
-        });
+    let cells = resize::rgb(rgb, side, side, Filter::Box).into_raw();
     cells
         .chunks_exact(3)
         .flat_map(|p| {

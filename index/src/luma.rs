@@ -2,9 +2,8 @@
 //! the SIMD resizer (the `image` crate's scalar Triangle filter was three quarters of the
 //! decode stage's own work: 36 ms of focus on a 1,500 px frame).
 
-use fast_image_resize::images::{Image, ImageRef};
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
-use image::{GrayImage, RgbImage, imageops};
+use darkroom_library::resize::{self, Filter};
+use image::{GrayImage, RgbImage};
 
 /// Rec. 709 luma, in the `image` crate's own integer weights, so scores keep their scale.
 pub fn of(rgb: &RgbImage) -> GrayImage {
@@ -22,20 +21,7 @@ pub fn of(rgb: &RgbImage) -> GrayImage {
 
 /// Antialiased triangle-filter resize (the same filter as `imageops::FilterType::Triangle`).
 pub fn resize(g: &GrayImage, w: u32, h: u32) -> GrayImage {
-    if g.dimensions() == (w, h) {
-        return g.clone();
-    }
-    let fast = ImageRef::new(g.width(), g.height(), g.as_raw(), PixelType::U8)
-        .ok()
-        .and_then(|src| {
-            let mut dst = Image::new(w, h, PixelType::U8);
-            let options =
-                ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-            Resizer::new().resize(&src, &mut dst, &options).ok()?;
-            GrayImage::from_raw(w, h, dst.into_vec())
-        });
-    // Only a buffer/size mismatch a GrayImage cannot have fails the fast path.
-    fast.unwrap_or_else(|| imageops::resize(g, w, h, imageops::FilterType::Triangle))
+    resize::luma(g, w, h, Filter::Bilinear)
 }
 
 #[cfg(test)]
@@ -64,7 +50,7 @@ mod tests {
             image::Luma([((x * 7 + y * 13) % 251) as u8])
         });
         let ours = resize(&g, 97, 64);
-        let theirs = imageops::resize(&g, 97, 64, imageops::FilterType::Triangle);
+        let theirs = image::imageops::resize(&g, 97, 64, image::imageops::FilterType::Triangle);
         let mean_diff = ours
             .as_raw()
             .iter()

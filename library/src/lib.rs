@@ -22,6 +22,7 @@ pub mod measure;
 pub mod peaking;
 pub mod preview;
 pub mod regular;
+pub mod resize;
 pub mod scan;
 pub mod sidecars;
 mod sys;

@@ -1,7 +1,6 @@
 //! Photo → input tensor: resize and normalise.
 
-use fast_image_resize::images::{Image, ImageRef};
-use fast_image_resize::{FilterType, PixelType, ResizeAlg, ResizeOptions, Resizer};
+use darkroom_library::resize::{self, Filter};
 use image::{RgbImage, imageops};
 
 use crate::cards::{Colour, InputSpec};
@@ -9,22 +8,7 @@ use crate::cards::{Colour, InputSpec};
 /// Antialiased bilinear resize (PIL's BILINEAR), SIMD: on a 6 MP photo this is most of the
 /// detector's pre-processing, and the `image` crate's scalar filter is ~20x slower.
 pub fn resize_bilinear(img: &RgbImage, w: u32, h: u32) -> RgbImage {
-    let (iw, ih) = img.dimensions();
-    if (iw, ih) == (w, h) {
-        return img.clone();
-    }
-    let fast = ImageRef::new(iw, ih, img.as_raw(), PixelType::U8x3)
-        .ok()
-        .and_then(|src| {
-            let mut dst = Image::new(w, h, PixelType::U8x3);
-            let options =
-                ResizeOptions::new().resize_alg(ResizeAlg::Convolution(FilterType::Bilinear));
-            Resizer::new().resize(&src, &mut dst, &options).ok()?;
-            RgbImage::from_raw(w, h, dst.into_vec())
-        });
-    // The fast path only fails on buffer/size mismatches an RgbImage cannot have; keep a
-    // correct answer anyway.
-    fast.unwrap_or_else(|| imageops::resize(img, w, h, imageops::FilterType::Triangle))
+    resize::rgb(img, w, h, Filter::Bilinear)
 }
 
 /// The scale that fits an `iw`x`ih` photo into `w`x`h` keeping its aspect.
