@@ -22,6 +22,9 @@ pub mod measure;
 pub mod peaking;
 pub mod preview;
 pub mod regular;
+// Not in the library's own unit-test build: nothing here uses it, and its SIMD kernels are the
+// library's costliest code to compile (about 50 CPU-s a build). tests/library.rs tests it.
+#[cfg(not(test))]
 pub mod resize;
 pub mod scan;
 pub mod sidecars;

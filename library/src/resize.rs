@@ -67,26 +67,3 @@ fn typed<P: PixelTrait>(
         .ok()?;
     Some(out)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_pixel_kind_resizes_to_the_size_asked() {
-        // (index::luma's tests hold the bilinear filter to the image crate's Triangle.)
-        let rgb_img = RgbImage::from_fn(64, 48, |x, _| image::Rgb([x as u8 * 4, 90, 200]));
-        let small = rgb(&rgb_img, 8, 8, Filter::Box);
-        assert_eq!(small.dimensions(), (8, 8));
-        // Box over 8 columns of a ramp of step 4: the cell's mean, its centre column's value.
-        let p = small.get_pixel(0, 0).0;
-        assert!(
-            (i32::from(p[0]) - 14).abs() <= 1 && p[1] == 90 && p[2] == 200,
-            "{p:?}"
-        );
-        let g = GrayImage::from_pixel(30, 20, image::Luma([77]));
-        let g = luma(&g, 7, 5, Filter::Bilinear);
-        assert_eq!(g.dimensions(), (7, 5));
-        assert!(g.as_raw().iter().all(|&v| v == 77));
-    }
-}

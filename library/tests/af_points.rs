@@ -99,8 +99,28 @@ fn shown([x, y]: [f64; 2], orientation: u64) -> [f64; 2] {
     }
 }
 
-/// Where exiftool's numbers put the focus on the sensor's frame, as fractions: the centre of
-/// the box around the points in focus (Canon: else the selected ones), or the one point.
+/// A point of the AF frame (`af` pixels) on the photo (ExifImageWidth × ExifImageHeight in
+/// `t`) where the two differ in shape: the photo a centred crop of the frame at one scale.
+fn on_photo([x, y]: [f64; 2], (aw, ah): (f64, f64), t: &Value) -> [f64; 2] {
+    let pw = numbers(t.get("ExifIFD:ExifImageWidth")).first().copied();
+    let ph = numbers(t.get("ExifIFD:ExifImageHeight")).first().copied();
+    match (pw, ph) {
+        (Some(pw), Some(ph))
+            if pw > 0.0 && ph > 0.0 && ((aw / ah) / (pw / ph) - 1.0).abs() >= 0.01 =>
+        {
+            let k = (pw / aw).max(ph / ah);
+            [
+                ((x - 0.5) * aw * k + pw / 2.0) / pw,
+                ((y - 0.5) * ah * k + ph / 2.0) / ph,
+            ]
+        }
+        _ => [x, y],
+    }
+}
+
+/// Where exiftool's numbers put the focus on the sensor's frame, as fractions of the photo:
+/// the centre of the box around the points in focus (Canon: else the selected ones), or the
+/// one point.
 fn expected(maker: Maker, t: &Value, model: &str) -> Option<[f64; 2]> {
     let g = |name: &str| t.get(format!("{}:{name}", maker.exiftool_group()));
     match maker {
@@ -152,7 +172,11 @@ fn expected(maker: Maker, t: &Value, model: &str) -> Option<[f64; 2]> {
                     a[3].max(b[3]),
                 ]
             })?;
-            Some([(b[0] + b[2]) / 2.0 / w, (b[1] + b[3]) / 2.0 / h])
+            Some(on_photo(
+                [(b[0] + b[2]) / 2.0 / w, (b[1] + b[3]) / 2.0 / h],
+                (w, h),
+                t,
+            ))
         }
         Maker::Nikon => {
             let v = [
@@ -165,10 +189,10 @@ fn expected(maker: Maker, t: &Value, model: &str) -> Option<[f64; 2]> {
             let [Some(w), Some(h), Some(x), Some(y)] = v else {
                 return None;
             };
-            Some([x / w, y / h])
+            Some(on_photo([x / w, y / h], (w, h), t))
         }
         Maker::Sony => match numbers(g("FocusLocation"))[..] {
-            [w, h, x, y] if w > 0.0 && h > 0.0 => Some([x / w, y / h]),
+            [w, h, x, y] if w > 0.0 && h > 0.0 => Some(on_photo([x / w, y / h], (w, h), t)),
             _ => None,
         },
         Maker::Fujifilm => {
@@ -346,6 +370,11 @@ fn compare(dir: &Path, files: &[String]) -> Compared {
                     let v = text(v);
                     if v == "(none)" {
                         0
+                    } else if let Some(all) = v
+                        .strip_prefix("All ")
+                        .and_then(|a| a.strip_suffix(" Points"))
+                    {
+                        all.parse().unwrap_or(0)
                     } else {
                         v.split(',').count() as u32
                     }
@@ -508,6 +537,7 @@ fn jpeg_with_maker_note(
     model: &str,
     orientation: u16,
     big: bool,
+    photo: Option<(u32, u32)>,
     note: &dyn Fn(usize) -> Vec<u8>,
 ) -> Vec<u8> {
     let ascii = |s: &str| {
@@ -538,9 +568,15 @@ fn jpeg_with_maker_note(
         )
     };
     let exif_at = 8 + ifd0(0).len();
-    // The EXIF IFD: one entry, the maker note, whose bytes follow the IFD (2 + 12 + 4).
-    let note_at = exif_at + 18;
-    let exif = directory(&[(0x927c, 7, note(note_at))], exif_at, big);
+    // The EXIF IFD: the maker note, whose bytes follow the IFD (2 + 12 an entry + 4), and the
+    // photo's size where one is given.
+    let sizes: Vec<(u16, u16, Vec<u8>)> = photo
+        .map(|(w, h)| vec![(0xa002, 4, long(w)), (0xa003, 4, long(h))])
+        .unwrap_or_default();
+    let note_at = exif_at + 2 + 12 * (1 + sizes.len()) + 4;
+    let mut entries = vec![(0x927c, 7, note(note_at))];
+    entries.extend(sizes);
+    let exif = directory(&entries, exif_at, big);
     let mut tiff: Vec<u8> = if big { b"MM\0\x2a" } else { b"II\x2a\0" }.to_vec();
     tiff.extend(long(8));
     tiff.extend(ifd0(exif_at as u32));
@@ -562,12 +598,13 @@ fn jpeg_with_maker_note(
 }
 
 /// A Z 9's maker note: "Nikon\0", version 2.10, a TIFF header of its own, and an IFD with
-/// AFInfo2 version 0400 holding `mode`, the AF image's size, the area's centre and size, and
-/// `result` (FocusResult).
+/// AFInfo2 version 0400 holding `mode`, whether the area has coordinates (byte 7), the AF
+/// image's size, the area's centre and size, and `result` (FocusResult).
 fn z9_note(mode: u8, [w, h, x, y, aw, ah]: [u16; 6], result: u8, big: bool) -> Vec<u8> {
     let mut record = vec![0u8; 0x50];
     record[..4].copy_from_slice(b"0400");
     record[5] = mode;
+    record[7] = u8::from(x != 0 && y != 0);
     for (i, v) in [w, h, x, y, aw, ah].into_iter().enumerate() {
         let at = 0x3e + 2 * i;
         record[at..at + 2].copy_from_slice(&shorts(&[v], big));
@@ -660,10 +697,21 @@ fn newer_bodies_af_areas_read_equal_to_exiftool() {
         ),
     ];
     for (name, make, model, orientation, big, note, _) in &cases {
-        let jpeg = jpeg_with_maker_note(make, model, *orientation, *big, note.as_ref());
+        let jpeg = jpeg_with_maker_note(make, model, *orientation, *big, None, note.as_ref());
         std::fs::write(dir.path().join(name), jpeg).expect("write a test file");
     }
-    let files: Vec<String> = cases.iter().map(|c| c.0.to_owned()).collect();
+    // The same Z 9 frame saved 1:1: the photo the AF image's middle 5504 × 5504.
+    let square = jpeg_with_maker_note(
+        "NIKON CORPORATION",
+        "NIKON Z 9",
+        1,
+        false,
+        Some((5504, 5504)),
+        &|_| z9_note(193, [8256, 5504, 6000, 1500, 400, 300], 1, false),
+    );
+    std::fs::write(dir.path().join("z9-square.jpg"), square).expect("write a test file");
+    let mut files: Vec<String> = cases.iter().map(|c| c.0.to_owned()).collect();
+    files.push("z9-square.jpg".to_owned());
     let compared = compare(dir.path(), &files);
     assert!(
         compared.wrong.is_empty(),
@@ -680,7 +728,8 @@ fn newer_bodies_af_areas_read_equal_to_exiftool() {
     }
     let nikon = &compared.tally["Nikon"];
     let sony = &compared.tally["Sony"];
-    assert_eq!((nikon.files, sony.files), (3, 2), "every file read");
+    assert_eq!((nikon.files, sony.files), (4, 2), "every file read");
+    assert!(compared.placed.contains(&"z9-square.jpg".to_owned()));
     // What exiftool prints of them, so a reader and a test agreeing on nothing cannot pass.
     let z9 = facts::read(&dir.path().join("z9-dynamic-missed-turned.jpg")).expect("facts");
     let af = z9.af.expect("the Z 9's AF record");
@@ -692,7 +741,34 @@ fn newer_bodies_af_areas_read_equal_to_exiftool() {
         Some(false),
         "FocusResult 0: not in focus"
     );
-    assert!(af.points[0].sized);
+    let close = |a: f32, b: f32| (a - b).abs() < 1e-4;
+    // 600 × 600 of 8256 × 5504, turned: 600 of the shown 5504 across, of 8256 down.
+    let r = af.points[0].rect;
+    assert!(
+        af.points[0].sized
+            && close(r[2] - r[0], 600.0 / 5504.0)
+            && close(r[3] - r[1], 600.0 / 8256.0),
+        "{r:?}"
+    );
+    let z9 = facts::read(&dir.path().join("z9-single-in-focus.jpg")).expect("facts");
+    let af = z9.af.expect("the Z 9's AF record");
+    assert_eq!(af.points[0].in_focus, Some(true), "FocusResult 1: in focus");
+    let r = af.points[0].rect;
+    assert!(
+        close(r[2] - r[0], 400.0 / 8256.0) && close(r[3] - r[1], 300.0 / 5504.0),
+        "400 × 300 of 8256 × 5504: {r:?}"
+    );
+    // x 6000 of 8256 is 6000 − 1376 = 4624 of the square's 5504; the rows are the frame's.
+    let af = facts::read(&dir.path().join("z9-square.jpg"))
+        .expect("facts")
+        .af
+        .expect("the Z 9's AF record");
+    let c = af.points[0].centre();
+    assert!(
+        close(c[0], 4624.0 / 5504.0) && close(c[1], 1500.0 / 5504.0),
+        "{c:?}"
+    );
+    assert_eq!(af.frame, Some((5504, 5504)), "measured on the photo");
     let a1 = facts::read(&dir.path().join("a1-focus-frame.jpg")).expect("facts");
     let af = a1.af.expect("the A1's focus location");
     let r = af.points[0].rect;

@@ -667,3 +667,28 @@ fn a_sidecar_seen_under_two_spellings_is_exported_once() {
     .expect("export");
     assert_eq!(report.copied.len(), 2);
 }
+
+/// The SIMD resize, typed per pixel kind (`resize` is left out of the library's own unit-test
+/// build: index::luma's tests hold its bilinear filter to the image crate's Triangle).
+#[test]
+fn each_pixel_kind_resizes_to_the_size_asked() {
+    use darkroom_library::resize::{Filter, luma, rgb};
+    use image::{GrayImage, RgbImage};
+    let ramp = RgbImage::from_fn(64, 48, |x, _| image::Rgb([x as u8 * 4, 90, 200]));
+    let small = rgb(&ramp, 8, 8, Filter::Box);
+    assert_eq!(small.dimensions(), (8, 8));
+    // Box over 8 columns of a ramp of step 4: the cell's mean, its centre column's value.
+    let p = small.get_pixel(0, 0).0;
+    assert!(
+        (i32::from(p[0]) - 14).abs() <= 1 && p[1] == 90 && p[2] == 200,
+        "{p:?}"
+    );
+    let flat = luma(
+        &GrayImage::from_pixel(30, 20, image::Luma([77])),
+        7,
+        5,
+        Filter::Bilinear,
+    );
+    assert_eq!(flat.dimensions(), (7, 5));
+    assert!(flat.as_raw().iter().all(|&v| v == 77));
+}

@@ -115,11 +115,9 @@ fn the_loupe_and_compare_show_where_the_camera_focused() {
 }
 
 /// Pixels of the in-focus AF point's colour on screen, inside the AF point's square of the
-/// loupe's photo and elsewhere in its pane.
-fn af_pixels(h: &mut Harness<'static, DarkRoom>) -> (usize, usize) {
-    let Some(at) = h.state().loupe_placed() else {
-        return (0, 0);
-    };
+/// loupe's photo and elsewhere in its pane; None while the loupe draws no photo.
+fn af_pixels(h: &mut Harness<'static, DarkRoom>) -> Option<(usize, usize)> {
+    let at = h.state().loupe_placed()?;
     let image = h.render().expect("render");
     let ppp = h.ctx.pixels_per_point();
     let point = at.photo.min + egui::vec2(FUJI_POINT[0], FUJI_POINT[1]) * at.photo.size();
@@ -138,7 +136,7 @@ fn af_pixels(h: &mut Harness<'static, DarkRoom>) -> (usize, usize) {
             elsewhere += 1;
         }
     }
-    (inside, elsewhere)
+    Some((inside, elsewhere))
 }
 
 /// At a person's pace. Enter and F inside one slow frame open the loupe with its AF points
@@ -175,7 +173,7 @@ fn af_keys_faster_than_frames() {
         "F read in the loupe's scope, not the grid's"
     );
     settle(&mut h);
-    let (inside, elsewhere) = af_pixels(&mut h);
+    let (inside, elsewhere) = af_pixels(&mut h).expect("the loupe drew the photo");
     assert!(
         inside > 20 && elsewhere == 0,
         "the AF point drawn once the facts came: {inside} pixels at it, {elsewhere} elsewhere"
@@ -184,22 +182,34 @@ fn af_keys_faster_than_frames() {
     keys_in_one_frame(&mut h, &[(Key::ArrowRight, Modifiers::NONE)]);
     let second = h.state().cull.selected_id().expect("a photo selected");
     assert_ne!(first, second, "→ moved");
-    let mut frames = 0;
-    while !h.state().settled() {
-        let (inside, elsewhere) = af_pixels(&mut h);
-        assert_eq!(
-            (inside, elsewhere),
-            (0, 0),
-            "frame {frames} after →: the last photo's AF point over one without any"
-        );
+    // Every frame until the next photo's facts are in, and one after: none drawn.
+    let (mut frames, mut looked) = (0, 0);
+    loop {
+        let waiting = h
+            .state()
+            .gallery
+            .get(second)
+            .is_none_or(|p| !matches!(p.facts, darkroom_app::gui::pictures::Slot::Ready(_)));
+        if let Some(pixels) = af_pixels(&mut h) {
+            looked += 1;
+            assert_eq!(
+                pixels,
+                (0, 0),
+                "frame {frames} after →: the last photo's AF point over one without any"
+            );
+        }
+        if !waiting {
+            break;
+        }
         h.step();
         frames += 1;
-        assert!(frames < 2000, "the loupe never settled");
+        assert!(frames < 2000, "the next photo's facts never came");
     }
+    assert!(looked >= 1, "no frame drew the photo");
     settle(&mut h);
     assert_eq!(
         af_pixels(&mut h),
-        (0, 0),
+        Some((0, 0)),
         "no AF point on a file without any"
     );
 
@@ -210,5 +220,5 @@ fn af_keys_faster_than_frames() {
     assert_eq!(h.state().cull.selected_id(), Some(first));
     assert!(!h.state().show_af_points);
     settle(&mut h);
-    assert_eq!(af_pixels(&mut h), (0, 0), "F off: no AF point drawn");
+    assert_eq!(af_pixels(&mut h), Some((0, 0)), "F off: no AF point drawn");
 }

@@ -128,8 +128,9 @@ pub struct Af {
     pub maker: Maker,
     /// The AF area mode in the camera's (exiftool's) words: "Single-point AF", "Zone".
     pub mode: Option<String>,
-    /// The pixel size of the frame the maker note measures in, as shown (orientation applied):
-    /// `rect × frame` is a point in pixels. None where the note measures in fractions only.
+    /// The pixel size of the frame the maker note measures in (the photo's own, where the photo
+    /// is a crop of that frame), as shown (orientation applied): `rect × frame` is a point in
+    /// pixels. None where the note measures in fractions only.
     pub frame: Option<(u32, u32)>,
     pub points: Vec<AfPoint>,
     /// Points named but not placed (a DSLR's phase-detect grid), where the note has them.
@@ -247,8 +248,25 @@ pub fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Af> {
     if found.fields.is_empty() {
         return None;
     }
-    let points = placed(found.points, ctx.orientation);
-    let frame = found.frame.map(|(w, h)| {
+    let (points, frame) = match (found.frame, ctx.exif_size) {
+        (Some(af), Some(photo)) => match cropped(af, photo) {
+            Some(crop) => (
+                found
+                    .points
+                    .into_iter()
+                    .map(|p| AfPoint {
+                        rect: crop(p.rect),
+                        ..p
+                    })
+                    .collect(),
+                Some(photo),
+            ),
+            None => (found.points, found.frame),
+        },
+        _ => (found.points, found.frame),
+    };
+    let points = placed(points, ctx.orientation);
+    let frame = frame.map(|(w, h)| {
         if swaps(ctx.orientation) {
             (h, w)
         } else {
@@ -264,6 +282,31 @@ pub fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Af> {
         fields: found.fields,
     })
 }
+
+/// How a point of the AF frame (`af` pixels, fractions of it) lands on the photo (`photo`
+/// pixels, ExifImageWidth × ExifImageHeight) where the two differ in shape: the photo is the
+/// camera's centred crop of the frame it focused in (1:1 or 16:9 of a 3:2 sensor), at one
+/// scale, which keeps the frame's whole width or height. None where they have one shape (the
+/// photo the whole frame, perhaps smaller: fractions carry over) or a size is 0.
+fn cropped(af: (u32, u32), photo: (u32, u32)) -> Option<impl Fn([f32; 4]) -> [f32; 4]> {
+    let (aw, ah) = (af.0 as f32, af.1 as f32);
+    let (pw, ph) = (photo.0 as f32, photo.1 as f32);
+    if aw <= 0.0 || ah <= 0.0 || pw <= 0.0 || ph <= 0.0 {
+        return None;
+    }
+    if ((aw / ah) / (pw / ph) - 1.0).abs() < CROP_TOLERANCE {
+        return None;
+    }
+    // Photo pixels per AF-frame pixel.
+    let k = (pw / aw).max(ph / ah);
+    let x = move |f: f32| ((f - 0.5) * aw * k + pw / 2.0) / pw;
+    let y = move |f: f32| ((f - 0.5) * ah * k + ph / 2.0) / ph;
+    Some(move |r: [f32; 4]| [x(r[0]), y(r[1]), x(r[2]), y(r[3])])
+}
+
+/// Shapes closer than this (as a ratio of aspect ratios) are one shape: sensors and the files
+/// made from them differ by a few pixels of margin (5494 × 3666 of a 5472 × 3648 AF frame).
+const CROP_TOLERANCE: f32 = 0.01;
 
 /// The points on the photo as shown. Points wholly outside the frame (a stripped file's 2×2
 /// pixels) or not numbers are no points; the rest are held to it. A note listing more than
@@ -435,6 +478,29 @@ mod tests {
             "{:?}",
             turned[0].rect
         );
+    }
+
+    #[test]
+    fn a_cropped_photo_takes_the_points_of_its_centre() {
+        // 1:1 of a 6000 × 4000 frame, at full size and at half: the square's left edge is the
+        // frame's x = 1000.
+        for photo in [(4000, 4000), (2000, 2000)] {
+            let crop = cropped((6000, 4000), photo).expect("another shape");
+            let r = crop([1000.0 / 6000.0, 0.25, 0.5, 0.75]);
+            let want = [0.0, 0.25, 0.5, 0.75];
+            assert!(
+                r.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-6),
+                "{photo:?}: {r:?}"
+            );
+        }
+        // 16:9 of 3:2: the full width, the middle rows.
+        let crop = cropped((6000, 4000), (6000, 3375)).expect("another shape");
+        let r = crop([0.1, 312.5 / 4000.0, 0.2, 0.5]);
+        assert!((r[0] - 0.1).abs() < 1e-6 && r[1].abs() < 1e-6 && (r[3] - 0.5).abs() < 1e-6);
+        // One shape, smaller or with a margin: the fractions carry over.
+        assert!(cropped((6000, 4000), (3000, 2000)).is_none());
+        assert!(cropped((5472, 3648), (5494, 3666)).is_none());
+        assert!(cropped((0, 4000), (100, 100)).is_none());
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! phase-detect points of a DSLR's viewfinder are named by bit masks over the body's grid,
 //! with no position in the file, so DarkRoom reports their masks and mode but draws none.
 //! Older bodies write AFInfo (0x88): the mode and the points of an 11-point grid. The Z 9
-//! writes AFInfo2 version 0400, a record of its own: the AF area's box in its AF image and
-//! whether the camera found focus there.
+//! and the Z bodies after it write AFInfo2 version 04xx, a record of their own: the AF area's
+//! box in its AF image and whether the camera found focus there.
 
 use super::ifd::{Ifd, Order, order_mark};
 use super::{AfPoint, Context, Found, Note, Unplaced, hex_bytes};
@@ -184,8 +184,10 @@ fn af_info2(b: &[u8], order: Order) -> Found {
         return found;
     };
     let version = String::from_utf8_lossy(version).into_owned();
-    if version == "0400" {
-        return af_info2_v0400(b, order);
+    // The Z 9's record (0400), and the later Z bodies' (0401, 0402) that exiftool reads with
+    // the same table.
+    if version.starts_with("04") {
+        return af_info2_v04(b, order, version);
     }
     let v03 = version.starts_with("03");
     found.mode = if contrast == 0 {
@@ -204,7 +206,27 @@ fn af_info2(b: &[u8], order: Order) -> Found {
     {
         found.field("PrimaryAFPoint", p.to_string());
     }
+    if v03
+        && matches!(phase, 1 | 8)
+        && let Some(p) = b.get(7)
+    {
+        found.field("PrimaryAFPoint", p.to_string());
+    }
     let mut used = None;
+    // Version 03 (the D780, the D6, the Z bodies' phase detection) keeps its mask at 0x0a.
+    let v03_mask = match phase {
+        1 => Some(7),
+        8 => Some(11),
+        9 => Some(14),
+        _ => None,
+    };
+    if v03
+        && let Some(len) = v03_mask
+        && let Some(mask) = b.get(0x0a..0x0a + len)
+    {
+        found.field("AFPointsUsed", hex_bytes(mask));
+        used = Some(ones(mask));
+    }
     if !v03 {
         if phase == 2 {
             if let Some(mask) = b.get(8..10) {
@@ -232,14 +254,17 @@ fn af_info2(b: &[u8], order: Order) -> Found {
             found.field("PrimaryAFPoint", p.to_string());
         }
     }
-    // Phase-detect points named over the grid, with no place on the frame: counted.
+    // Phase-detect points named over the grid, with no place on the frame: counted, never
+    // more than the grid has (a mask's spare bits name no point).
     if phase != 0
         && let Some(used) = used.filter(|&n| n > 0 || in_focus.is_some_and(|f| f > 0))
     {
+        let grid = grid_points(phase);
+        let at_most = |n: u32| grid.map_or(n, |g| n.min(u32::from(g)));
         found.unplaced = Some(Unplaced {
-            grid: grid_points(phase),
-            used,
-            in_focus,
+            grid,
+            used: at_most(used),
+            in_focus: in_focus.map(at_most),
         });
     }
     // The contrast-detect box: centre and size in the AF image, and whether it was in focus.
@@ -314,18 +339,22 @@ fn af_info2(b: &[u8], order: Order) -> Found {
     found
 }
 
-/// The Z 9's record: the mode at byte 5; from 0x3e the AF image's size, the AF area's centre
-/// (two bytes each, the second of which exiftool also reads alone as the grid position) and
-/// size, and whether the camera found focus there.
-fn af_info2_v0400(b: &[u8], order: Order) -> Found {
+/// The Z 9's record (and the later Z bodies'): the mode at byte 5; byte 7 says whether the AF
+/// area has coordinates; from 0x3e the AF image's size, the area's centre (two bytes each) and
+/// size, and whether the camera found focus there. The fields are named as Debian's exiftool
+/// (12.57) prints them, the reference the tests hold them to; exiftool 13.20 and later print
+/// some of them otherwise (the positions only where byte 7 says so, FocusPositionHorizontal
+/// as a grid column), not where they lie.
+fn af_info2_v04(b: &[u8], order: Order, version: String) -> Found {
     let mut found = Found::default();
-    found.field("AFInfo2Version", "0400");
+    found.field("AFInfo2Version", version);
     if let Some(&mode) = b.get(5) {
         found.mode = words(Z9_MODES, mode);
         found.field("AFAreaMode", mode.to_string());
     }
     let u16_at = |at: usize| order.u16(b, at).filter(|&v| v != 0);
-    // exiftool names the AF image's size even where it is 0, the area's only where it is not.
+    // exiftool 12.57 names the AF image's size even where it is 0, the area's only where it
+    // is not.
     let (w, h) = (u16_at(0x3e), u16_at(0x40));
     let (x, y) = (u16_at(0x42), u16_at(0x44));
     let (aw, ah) = (u16_at(0x46), u16_at(0x48));
@@ -347,6 +376,9 @@ fn af_info2_v0400(b: &[u8], order: Order) -> Found {
         if let Some(v) = v {
             found.field(name, v.to_string());
         }
+    }
+    if b.get(7).is_none_or(|&available| available == 0) {
+        return found;
     }
     let in_focus = result.map(|r| r == 1);
     match (w, h, x, y, aw, ah) {
@@ -443,5 +475,20 @@ mod tests {
         // Phase detection off: nothing to count.
         b[6] = 0;
         assert_eq!(af_info2(&b, Order { little: false }).unplaced, None);
+        // A D780's record (0300, 51-point): its mask at 0x0a; spare bits set by a damaged
+        // file count no more points than the grid has.
+        let mut b = vec![0u8; 0x40];
+        b[..4].copy_from_slice(b"0300");
+        b[6] = 1;
+        b[0x0a..0x0a + 7].fill(0xff);
+        let found = af_info2(&b, Order { little: false });
+        assert_eq!(
+            found.unplaced,
+            Some(Unplaced {
+                grid: Some(51),
+                used: 51,
+                in_focus: None
+            })
+        );
     }
 }
