@@ -98,17 +98,15 @@ fn points(found: &mut Found, l: &Layout<'_>) {
         let x = fw / 2.0 + f32::from(l.xs[i]);
         let dy = f32::from(*l.ys.get(i).unwrap_or(&0));
         let y = fh / 2.0 + if l.eos { -dy } else { dy };
-        found.points.push(super::AfPoint {
-            rect: [
-                (x - w / 2.0) / fw,
-                (y - h / 2.0) / fh,
-                (x + w / 2.0) / fw,
-                (y + h / 2.0) / fh,
-            ],
-            sized: true,
-            in_focus: Some(bit(l.in_focus, i)),
-            selected: l.selected.is_some_and(|s| bit(s, i)),
-        });
+        found.area_at(
+            [x, y],
+            [w, h],
+            (fw, fh),
+            (
+                Some(bit(l.in_focus, i)),
+                l.selected.is_some_and(|s| bit(s, i)),
+            ),
+        );
     }
 }
 

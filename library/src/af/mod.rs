@@ -213,6 +213,28 @@ impl Found {
         self.fields.push((name, value.into()));
     }
 
+    /// An area the camera sized: `size` about `centre`, in pixels of a `frame` pixels across;
+    /// `in_focus` and `selected` as the camera recorded them.
+    fn area_at(
+        &mut self,
+        [x, y]: [f32; 2],
+        [w, h]: [f32; 2],
+        (fw, fh): (f32, f32),
+        (in_focus, selected): (Option<bool>, bool),
+    ) {
+        self.points.push(AfPoint {
+            rect: [
+                (x - w / 2.0) / fw,
+                (y - h / 2.0) / fh,
+                (x + w / 2.0) / fw,
+                (y + h / 2.0) / fh,
+            ],
+            sized: true,
+            in_focus,
+            selected,
+        });
+    }
+
     /// A point without a size at fractions (x, y) of the frame.
     fn point_at(&mut self, x: f32, y: f32, in_focus: Option<bool>) {
         let (half_w, half_h) = match self.frame {

@@ -8,7 +8,7 @@
 //! box in its AF image and whether the camera found focus there.
 
 use super::ifd::{Ifd, Order, order_mark};
-use super::{AfPoint, Context, Found, Note, Unplaced, hex_bytes};
+use super::{Context, Found, Note, Unplaced, hex_bytes};
 
 const AF_INFO: u16 = 0x88;
 const AF_INFO2: u16 = 0xb7;
@@ -295,8 +295,13 @@ fn af_info2(b: &[u8], order: Order) -> Found {
         if let Some(f) = in_focus {
             found.field("ContrastDetectAFInFocus", f.to_string());
         }
+        // (Only a sized area: this record's position without a size is not one.)
         if let [Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)] = vals[..] {
-            area(&mut found, [w, h, x, y, aw, ah], in_focus.map(|f| f == 1));
+            place(
+                &mut found,
+                [w, h, x, y, aw, ah].map(Some),
+                in_focus.map(|f| f == 1),
+            );
         }
     } else if v03 {
         let w = u16_at(0x2a);
@@ -320,21 +325,7 @@ fn af_info2(b: &[u8], order: Order) -> Found {
                 found.field(name, v.to_string());
             }
         }
-        match (w, h, x, y, aw, ah) {
-            (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) => {
-                area(&mut found, [w, h, x, y, aw, ah], None);
-            }
-            // A position without a size: a point.
-            (Some(w), Some(h), Some(x), Some(y), _, _) => {
-                found.frame = Some((u32::from(w), u32::from(h)));
-                found.point_at(
-                    f32::from(x) / f32::from(w),
-                    f32::from(y) / f32::from(h),
-                    None,
-                );
-            }
-            _ => {}
-        }
+        place(&mut found, [w, h, x, y, aw, ah], None);
     }
     found
 }
@@ -380,39 +371,21 @@ fn af_info2_v04(b: &[u8], order: Order, version: String) -> Found {
     if b.get(7).is_none_or(|&available| available == 0) {
         return found;
     }
-    let in_focus = result.map(|r| r == 1);
-    match (w, h, x, y, aw, ah) {
-        (Some(w), Some(h), Some(x), Some(y), Some(aw), Some(ah)) => {
-            area(&mut found, [w, h, x, y, aw, ah], in_focus);
-        }
-        (Some(w), Some(h), Some(x), Some(y), _, _) => {
-            found.frame = Some((u32::from(w), u32::from(h)));
-            found.point_at(
-                f32::from(x) / f32::from(w),
-                f32::from(y) / f32::from(h),
-                in_focus,
-            );
-        }
-        _ => {}
-    }
+    place(&mut found, [w, h, x, y, aw, ah], result.map(|r| r == 1));
     found
 }
 
-fn area(found: &mut Found, [w, h, x, y, aw, ah]: [u16; 6], in_focus: Option<bool>) {
-    let (fw, fh) = (f32::from(w), f32::from(h));
-    let (x, y, aw, ah) = (f32::from(x), f32::from(y), f32::from(aw), f32::from(ah));
-    found.frame = Some((u32::from(w), u32::from(h)));
-    found.points.push(AfPoint {
-        rect: [
-            (x - aw / 2.0) / fw,
-            (y - ah / 2.0) / fh,
-            (x + aw / 2.0) / fw,
-            (y + ah / 2.0) / fh,
-        ],
-        sized: true,
-        in_focus,
-        selected: true,
-    });
+/// The AF area in an AF image of w × h: its centre (x, y) and its size, or without a size a
+/// point; nothing without a centre.
+fn place(found: &mut Found, v: [Option<u16>; 6], in_focus: Option<bool>) {
+    let [Some(w), Some(h), Some(x), Some(y), aw, ah] = v.map(|o| o.map(f32::from)) else {
+        return;
+    };
+    found.frame = Some((w as u32, h as u32));
+    match (aw, ah) {
+        (Some(aw), Some(ah)) => found.area_at([x, y], [aw, ah], (w, h), (in_focus, true)),
+        _ => found.point_at(x / w, y / h, in_focus),
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! the note in ARWs; its offsets count from the EXIF block's TIFF header.
 
 use super::ifd::{Ifd, Order};
-use super::{AfPoint, Context, Found, Note, joined};
+use super::{Context, Found, Note, joined};
 
 const AF_AREA_MODE_SETTING: u16 = 0x201c;
 const FOCUS_LOCATION: u16 = 0x2027;
@@ -100,18 +100,7 @@ pub(super) fn read(note: &Note<'_>, ctx: &Context<'_>) -> Option<Found> {
             let (x, y, w, h) = (x as f32, y as f32, w as f32, h as f32);
             match frame_size {
                 Some((fw, fh)) => {
-                    let (fw, fh) = (fw as f32, fh as f32);
-                    found.points.push(AfPoint {
-                        rect: [
-                            (x - fw / 2.0) / w,
-                            (y - fh / 2.0) / h,
-                            (x + fw / 2.0) / w,
-                            (y + fh / 2.0) / h,
-                        ],
-                        sized: true,
-                        in_focus: None,
-                        selected: true,
-                    });
+                    found.area_at([x, y], [fw as f32, fh as f32], (w, h), (None, true));
                 }
                 None => found.point_at(x / w, y / h, None),
             }
