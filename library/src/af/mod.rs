@@ -104,8 +104,8 @@ pub struct Unplaced {
 }
 
 impl Unplaced {
-    /// In words, for the loupe and `darkroom facts`: "1 of the 153-point grid in focus; the
-    /// file does not say where".
+    /// In words, for the loupe and `darkroom facts`: "1 AF point of the 153-point grid in
+    /// focus; the file does not say where".
     pub fn words(&self) -> String {
         let (n, what) = match self.in_focus {
             Some(n) => (n, "in focus"),
